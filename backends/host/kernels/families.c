@@ -1,0 +1,4 @@
+/* backends/host/kernels/families.c — the table of host built-in families, by name. */
+#include "kernels.h"
+
+const ag__host_family *const ag__host_families[] = {&ag__host_family_fill, NULL};

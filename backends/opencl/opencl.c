@@ -1,0 +1,565 @@
+/* backends/opencl/opencl.c — the OpenCL backend (module anygpu-opencl.so): any vendor's
+   OpenCL devices through the ICD loader, one context per device. */
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "../embedded.h"
+
+extern const ag__embedded ag__opencl_kernels[];
+
+static const ag__core_services *core;
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+static const char *cl_name(cl_int e) {
+  switch (e) {
+#define N(x)                                                                                    \
+  case x:                                                                                       \
+    return #x;
+    N(CL_SUCCESS) N(CL_DEVICE_NOT_FOUND) N(CL_DEVICE_NOT_AVAILABLE) N(CL_COMPILER_NOT_AVAILABLE)
+    N(CL_MEM_OBJECT_ALLOCATION_FAILURE) N(CL_OUT_OF_RESOURCES) N(CL_OUT_OF_HOST_MEMORY)
+    N(CL_PROFILING_INFO_NOT_AVAILABLE) N(CL_MEM_COPY_OVERLAP) N(CL_BUILD_PROGRAM_FAILURE)
+    N(CL_MAP_FAILURE) N(CL_MISALIGNED_SUB_BUFFER_OFFSET) N(CL_INVALID_VALUE)
+    N(CL_INVALID_DEVICE_TYPE) N(CL_INVALID_PLATFORM) N(CL_INVALID_DEVICE) N(CL_INVALID_CONTEXT)
+    N(CL_INVALID_QUEUE_PROPERTIES) N(CL_INVALID_COMMAND_QUEUE) N(CL_INVALID_HOST_PTR)
+    N(CL_INVALID_MEM_OBJECT) N(CL_INVALID_BINARY) N(CL_INVALID_BUILD_OPTIONS)
+    N(CL_INVALID_PROGRAM) N(CL_INVALID_PROGRAM_EXECUTABLE) N(CL_INVALID_KERNEL_NAME)
+    N(CL_INVALID_KERNEL_DEFINITION) N(CL_INVALID_KERNEL) N(CL_INVALID_ARG_INDEX)
+    N(CL_INVALID_ARG_VALUE) N(CL_INVALID_ARG_SIZE) N(CL_INVALID_KERNEL_ARGS)
+    N(CL_INVALID_WORK_DIMENSION) N(CL_INVALID_WORK_GROUP_SIZE) N(CL_INVALID_WORK_ITEM_SIZE)
+    N(CL_INVALID_GLOBAL_OFFSET) N(CL_INVALID_EVENT_WAIT_LIST) N(CL_INVALID_EVENT)
+    N(CL_INVALID_OPERATION) N(CL_INVALID_BUFFER_SIZE) N(CL_INVALID_GLOBAL_WORK_SIZE)
+    N(CL_INVALID_PROPERTY) N(CL_LINK_PROGRAM_FAILURE) N(CL_INVALID_LINKER_OPTIONS)
+#undef N
+  case -1001:
+    return "CL_PLATFORM_NOT_FOUND_KHR";
+  }
+  return "CL_UNKNOWN_ERROR";
+}
+
+/* The status a native error means to a caller: memory errors can be retried after a trim. */
+static ag_status cl_status(cl_int e) {
+  switch (e) {
+  case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+  case CL_OUT_OF_HOST_MEMORY:
+  case CL_INVALID_BUFFER_SIZE:
+    return AG_ERR_OUT_OF_MEMORY;
+  case CL_BUILD_PROGRAM_FAILURE:
+  case CL_INVALID_BINARY:
+    return AG_ERR_BUILD;
+  case CL_INVALID_WORK_GROUP_SIZE:
+  case CL_INVALID_WORK_ITEM_SIZE:
+  case CL_INVALID_KERNEL_ARGS:
+  case CL_INVALID_ARG_SIZE:
+  case CL_INVALID_ARG_VALUE:
+  case CL_INVALID_KERNEL_NAME:
+    return AG_ERR_INVALID_ARGUMENT;
+  default:
+    return AG_ERR_DEVICE;
+  }
+}
+
+#define CL_FAIL(call, e) core->error(cl_status(e), "%s: %s (%d)", call, cl_name(e), (int)(e))
+#define CL_TRY(call, expr)                                                                      \
+  do {                                                                                          \
+    cl_int e_ = (expr);                                                                         \
+    if (e_ != CL_SUCCESS)                                                                       \
+      return CL_FAIL(call, e_);                                                                 \
+  } while (0)
+
+/* ---- handles ------------------------------------------------------------------------------ */
+
+struct ag__bdevice {
+  cl_platform_id platform;
+  cl_device_id id;
+  cl_context ctx;
+  cl_command_queue service; /* for mapping pinned memory; guarded by lock */
+  pthread_mutex_t lock;
+};
+
+struct ag__bqueue {
+  ag__bdevice *dev;
+  cl_command_queue q;
+};
+
+struct ag__bevent {
+  cl_event ev;
+};
+
+struct ag__bprogram {
+  ag__bdevice *dev;
+  cl_program prog;
+};
+
+/* clSetKernelArg is not thread-safe on one cl_kernel: setting the arguments and enqueuing is
+   done under the kernel's lock (the enqueue captures the arguments). */
+struct ag__bkernel {
+  ag__bprogram *prog;
+  cl_kernel k;
+  pthread_mutex_t lock;
+  size_t max_work_group;
+};
+
+#define MEM(m) ((cl_mem)(m))
+
+static struct {
+  int count;
+  cl_platform_id *platforms;
+  cl_device_id *devices;
+} found;
+
+/* ---- lifetime ----------------------------------------------------------------------------- */
+
+static ag_status cl_probe(const ag__core_services *services, int *count, char *reason, size_t rsize) {
+  core = services;
+  cl_uint np = 0;
+  cl_int e = clGetPlatformIDs(0, NULL, &np);
+  if (e != CL_SUCCESS || np == 0) {
+    snprintf(reason, rsize, "no OpenCL platform found (clGetPlatformIDs: %s (%d)); is an ICD installed in /etc/OpenCL/vendors?",
+             cl_name(e), (int)e);
+    return AG_ERR_BACKEND_UNAVAILABLE;
+  }
+  cl_platform_id *plats = calloc(np, sizeof *plats);
+  if (plats == NULL || clGetPlatformIDs(np, plats, NULL) != CL_SUCCESS) {
+    free(plats);
+    snprintf(reason, rsize, "clGetPlatformIDs failed");
+    return AG_ERR_BACKEND_UNAVAILABLE;
+  }
+  for (cl_uint p = 0; p < np; p++) {
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &nd) != CL_SUCCESS || nd == 0)
+      continue;
+    cl_device_id *ids = calloc(nd, sizeof *ids);
+    cl_platform_id *pp = realloc(found.platforms, (found.count + nd) * sizeof *pp);
+    if (pp != NULL)
+      found.platforms = pp;
+    cl_device_id *dd = realloc(found.devices, (found.count + nd) * sizeof *dd);
+    if (dd != NULL)
+      found.devices = dd;
+    if (ids == NULL || pp == NULL || dd == NULL || clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, nd, ids, NULL) != CL_SUCCESS) {
+      free(ids);
+      continue;
+    }
+    for (cl_uint d = 0; d < nd; d++) {
+      found.platforms[found.count] = plats[p];
+      found.devices[found.count] = ids[d];
+      found.count++;
+    }
+    free(ids);
+  }
+  free(plats);
+  *count = found.count;
+  return AG_OK;
+}
+
+static void info_string(cl_device_id d, cl_device_info what, char *out, size_t size) {
+  out[0] = '\0';
+  if (clGetDeviceInfo(d, what, size, out, NULL) != CL_SUCCESS)
+    out[0] = '\0';
+  out[size - 1] = '\0';
+}
+
+static ag_status cl_device_open(int index, ag__bdevice **out, ag_device_info *info) {
+  cl_device_id id = found.devices[index];
+  cl_platform_id plat = found.platforms[index];
+  cl_int e;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)plat, 0};
+  cl_context ctx = clCreateContext(props, 1, &id, NULL, NULL, &e);
+  if (ctx == NULL)
+    return CL_FAIL("clCreateContext", e);
+  cl_command_queue service = clCreateCommandQueue(ctx, id, 0, &e);
+  if (service == NULL) {
+    clReleaseContext(ctx);
+    return CL_FAIL("clCreateCommandQueue", e);
+  }
+  ag__bdevice *dev = calloc(1, sizeof *dev);
+  if (dev == NULL) {
+    clReleaseCommandQueue(service);
+    clReleaseContext(ctx);
+    return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  dev->platform = plat;
+  dev->id = id;
+  dev->ctx = ctx;
+  dev->service = service;
+  pthread_mutex_init(&dev->lock, NULL);
+
+  cl_device_type type = 0;
+  clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  info->type = (type & CL_DEVICE_TYPE_GPU) ? AG_DEVICE_GPU
+               : (type & CL_DEVICE_TYPE_CPU) ? AG_DEVICE_CPU
+                                              : AG_DEVICE_ACCELERATOR;
+  info_string(id, CL_DEVICE_NAME, info->name, sizeof info->name);
+  info_string(id, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+  info_string(id, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+  char pname[128] = "", pvendor[128] = "";
+  clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+  clGetPlatformInfo(plat, CL_PLATFORM_VENDOR, sizeof pvendor, pvendor, NULL);
+  pname[sizeof pname - 1] = pvendor[sizeof pvendor - 1] = '\0';
+  snprintf(info->platform, sizeof info->platform, "%s, %s", pname, pvendor);
+  cl_ulong gmem = 0, maxalloc = 0, lmem = 0;
+  cl_uint cu = 0;
+  size_t wg = 0;
+  cl_device_fp_config fp64 = 0;
+  clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxalloc, &maxalloc, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp64, &fp64, NULL);
+  info->global_memory = (size_t)gmem;
+  info->max_allocation = (size_t)maxalloc;
+  info->local_memory = (size_t)lmem;
+  info->compute_units = (int)cu;
+  info->max_work_group_size = wg;
+  info->fp64 = fp64 != 0;
+  info->compute_capability = 0;
+  *out = dev;
+  return AG_OK;
+}
+
+/* ---- queues and events -------------------------------------------------------------------- */
+
+static ag_status cl_queue_create(ag__bdevice *dev, ag__bqueue **out) {
+  cl_int e;
+  cl_command_queue q = clCreateCommandQueue(dev->ctx, dev->id, CL_QUEUE_PROFILING_ENABLE, &e);
+  if (q == NULL)
+    return CL_FAIL("clCreateCommandQueue", e);
+  ag__bqueue *bq = malloc(sizeof *bq);
+  if (bq == NULL) {
+    clReleaseCommandQueue(q);
+    return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  bq->dev = dev;
+  bq->q = q;
+  *out = bq;
+  return AG_OK;
+}
+
+static void cl_queue_destroy(ag__bqueue *q) {
+  clFinish(q->q);
+  clReleaseCommandQueue(q->q);
+  free(q);
+}
+
+static ag_status cl_queue_finish(ag__bqueue *q) {
+  CL_TRY("clFinish", clFinish(q->q));
+  return AG_OK;
+}
+
+static ag_status cl_event_record(ag__bqueue *q, ag__bevent **out) {
+  ag__bevent *ev = malloc(sizeof *ev);
+  if (ev == NULL)
+    return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  cl_int e = clEnqueueMarkerWithWaitList(q->q, 0, NULL, &ev->ev);
+  if (e != CL_SUCCESS) {
+    free(ev);
+    return CL_FAIL("clEnqueueMarkerWithWaitList", e);
+  }
+  /* Markers are not always submitted until something follows them; flush so a wait on the
+     event alone cannot stall. */
+  clFlush(q->q);
+  *out = ev;
+  return AG_OK;
+}
+
+static ag_status cl_event_wait(ag__bevent *ev) {
+  CL_TRY("clWaitForEvents", clWaitForEvents(1, &ev->ev));
+  return AG_OK;
+}
+
+static ag_status cl_queue_wait_event(ag__bqueue *q, ag__bevent *ev) {
+  CL_TRY("clEnqueueBarrierWithWaitList", clEnqueueBarrierWithWaitList(q->q, 1, &ev->ev, NULL));
+  return AG_OK;
+}
+
+static ag_status cl_event_elapsed_ms(ag__bevent *a, ag__bevent *b, double *ms) {
+  cl_event both[2] = {a->ev, b->ev};
+  CL_TRY("clWaitForEvents", clWaitForEvents(2, both));
+  cl_ulong ta = 0, tb = 0;
+  CL_TRY("clGetEventProfilingInfo", clGetEventProfilingInfo(a->ev, CL_PROFILING_COMMAND_END, sizeof ta, &ta, NULL));
+  CL_TRY("clGetEventProfilingInfo", clGetEventProfilingInfo(b->ev, CL_PROFILING_COMMAND_END, sizeof tb, &tb, NULL));
+  *ms = ((double)tb - (double)ta) * 1e-6;
+  return AG_OK;
+}
+
+static void cl_event_destroy(ag__bevent *ev) {
+  clReleaseEvent(ev->ev);
+  free(ev);
+}
+
+/* ---- memory ------------------------------------------------------------------------------- */
+
+static ag_status cl_mem_alloc(ag__bdevice *dev, size_t bytes, ag__bmem **out) {
+  cl_int e;
+  cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+  if (m == NULL)
+    return CL_FAIL("clCreateBuffer", e);
+  *out = (ag__bmem *)m;
+  return AG_OK;
+}
+
+static void cl_mem_free(ag__bdevice *dev, ag__bmem *mem) {
+  (void)dev;
+  /* The runtime keeps the memory until enqueued commands using it are done. */
+  clReleaseMemObject(MEM(mem));
+}
+
+static ag_status cl_mem_write(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *src, size_t bytes,
+                              bool blocking) {
+  CL_TRY("clEnqueueWriteBuffer", clEnqueueWriteBuffer(q->q, MEM(dst), blocking ? CL_TRUE : CL_FALSE, offset,
+                                                      bytes, src, 0, NULL, NULL));
+  return AG_OK;
+}
+
+static ag_status cl_mem_read(ag__bqueue *q, ag__bmem *src, size_t offset, void *dst, size_t bytes,
+                             bool blocking) {
+  CL_TRY("clEnqueueReadBuffer", clEnqueueReadBuffer(q->q, MEM(src), blocking ? CL_TRUE : CL_FALSE, offset,
+                                                    bytes, dst, 0, NULL, NULL));
+  return AG_OK;
+}
+
+static ag_status cl_mem_copy(ag__bqueue *q, ag__bmem *dst, size_t dst_offset, ag__bmem *src,
+                             size_t src_offset, size_t bytes) {
+  CL_TRY("clEnqueueCopyBuffer",
+         clEnqueueCopyBuffer(q->q, MEM(src), MEM(dst), src_offset, dst_offset, bytes, 0, NULL, NULL));
+  return AG_OK;
+}
+
+static ag_status cl_mem_fill(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *pattern,
+                             size_t pattern_size, size_t bytes) {
+  CL_TRY("clEnqueueFillBuffer",
+         clEnqueueFillBuffer(q->q, MEM(dst), pattern, pattern_size, offset, bytes, 0, NULL, NULL));
+  return AG_OK;
+}
+
+/* Pinned memory: a buffer the runtime allocates in host memory, mapped for the life of the
+   allocation. Copies from the mapped pointer run at the bus's full speed on discrete GPUs. */
+static ag_status cl_host_alloc(ag__bdevice *dev, size_t bytes, void **ptr, void **handle) {
+  cl_int e;
+  cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &e);
+  if (m == NULL)
+    return CL_FAIL("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", e);
+  pthread_mutex_lock(&dev->lock);
+  void *p = clEnqueueMapBuffer(dev->service, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &e);
+  pthread_mutex_unlock(&dev->lock);
+  if (p == NULL) {
+    clReleaseMemObject(m);
+    return CL_FAIL("clEnqueueMapBuffer", e);
+  }
+  *ptr = p;
+  *handle = m;
+  return AG_OK;
+}
+
+static void cl_host_free(ag__bdevice *dev, void *ptr, void *handle) {
+  pthread_mutex_lock(&dev->lock);
+  clEnqueueUnmapMemObject(dev->service, (cl_mem)handle, ptr, 0, NULL, NULL);
+  clFinish(dev->service);
+  pthread_mutex_unlock(&dev->lock);
+  clReleaseMemObject((cl_mem)handle);
+}
+
+/* ---- programs and kernels ----------------------------------------------------------------- */
+
+static char *build_log(cl_program prog, cl_device_id id) {
+  size_t n = 0;
+  if (clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS || n == 0)
+    return NULL;
+  char *log = malloc(n + 1);
+  if (log == NULL)
+    return NULL;
+  if (clGetProgramBuildInfo(prog, id, CL_PROGRAM_BUILD_LOG, n, log, NULL) != CL_SUCCESS) {
+    free(log);
+    return NULL;
+  }
+  log[n] = '\0';
+  return log;
+}
+
+static ag_status finish_build(ag__bdevice *dev, cl_program p, const char *options, ag__bprogram **out,
+                              char **log) {
+  cl_int e = clBuildProgram(p, 1, &dev->id, options, NULL, NULL);
+  if (e != CL_SUCCESS) {
+    if (log != NULL)
+      *log = build_log(p, dev->id);
+    clReleaseProgram(p);
+    if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BINARY)
+      return core->error(AG_ERR_BUILD, "clBuildProgram: %s (%d)", cl_name(e), (int)e);
+    return CL_FAIL("clBuildProgram", e);
+  }
+  ag__bprogram *bp = malloc(sizeof *bp);
+  if (bp == NULL) {
+    clReleaseProgram(p);
+    return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  bp->dev = dev;
+  bp->prog = p;
+  *out = bp;
+  return AG_OK;
+}
+
+static ag_status cl_program_build(ag__bdevice *dev, const ag_program_desc *desc, const char *source,
+                                  const char *options, ag__bprogram **out, char **log) {
+  (void)desc;
+  cl_int e;
+  cl_program p = clCreateProgramWithSource(dev->ctx, 1, &source, NULL, &e);
+  if (p == NULL)
+    return CL_FAIL("clCreateProgramWithSource", e);
+  return finish_build(dev, p, options, out, log);
+}
+
+static ag_status cl_program_binary(ag__bprogram *bp, void **binary, size_t *size) {
+  size_t n = 0;
+  CL_TRY("clGetProgramInfo", clGetProgramInfo(bp->prog, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL));
+  if (n == 0)
+    return core->error(AG_ERR_UNSUPPORTED, "clGetProgramInfo: the driver gives no program binary");
+  unsigned char *bin = malloc(n);
+  if (bin == NULL)
+    return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  cl_int e = clGetProgramInfo(bp->prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL);
+  if (e != CL_SUCCESS) {
+    free(bin);
+    return CL_FAIL("clGetProgramInfo(CL_PROGRAM_BINARIES)", e);
+  }
+  *binary = bin;
+  *size = n;
+  return AG_OK;
+}
+
+static ag_status cl_program_load(ag__bdevice *dev, const void *binary, size_t size, ag__bprogram **out) {
+  cl_int e, status;
+  const unsigned char *bin = binary;
+  cl_program p = clCreateProgramWithBinary(dev->ctx, 1, &dev->id, &size, &bin, &status, &e);
+  if (p == NULL)
+    return core->error(AG_ERR_BUILD, "clCreateProgramWithBinary: %s (%d)", cl_name(e), (int)e);
+  return finish_build(dev, p, "", out, NULL);
+}
+
+static void cl_program_release(ag__bprogram *bp) {
+  clReleaseProgram(bp->prog);
+  free(bp);
+}
+
+static ag_status cl_kernel_create(ag__bprogram *bp, const char *name, ag__bkernel **out) {
+  cl_int e;
+  cl_kernel k = clCreateKernel(bp->prog, name, &e);
+  if (k == NULL) {
+    if (e == CL_INVALID_KERNEL_NAME)
+      return core->error(AG_ERR_INVALID_ARGUMENT, "clCreateKernel: no kernel named \"%s\": %s (%d)", name,
+                         cl_name(e), (int)e);
+    return CL_FAIL("clCreateKernel", e);
+  }
+  ag__bkernel *bk = malloc(sizeof *bk);
+  if (bk == NULL) {
+    clReleaseKernel(k);
+    return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  }
+  bk->prog = bp;
+  bk->k = k;
+  pthread_mutex_init(&bk->lock, NULL);
+  bk->max_work_group = 1;
+  clGetKernelWorkGroupInfo(k, bp->dev->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof bk->max_work_group,
+                           &bk->max_work_group, NULL);
+  *out = bk;
+  return AG_OK;
+}
+
+static size_t cl_kernel_max_work_group(ag__bkernel *k) { return k->max_work_group; }
+
+static void cl_kernel_release(ag__bkernel *k) {
+  clReleaseKernel(k->k);
+  pthread_mutex_destroy(&k->lock);
+  free(k);
+}
+
+static ag_status cl_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range *range, size_t nargs,
+                                  const ag__karg *args) {
+  size_t global[3], local[3];
+  bool has_local = range->local[0] != 0;
+  for (unsigned d = 0; d < range->dims; d++) {
+    local[d] = range->local[d];
+    /* OpenCL 1.2 wants global a multiple of local; the contract says the range is rounded up. */
+    global[d] = has_local ? (range->global[d] + local[d] - 1) / local[d] * local[d] : range->global[d];
+  }
+  ag_status st = AG_OK;
+  pthread_mutex_lock(&k->lock);
+  for (size_t i = 0; i < nargs && st == AG_OK; i++) {
+    cl_int e;
+    switch (args[i].kind) {
+    case AG_ARG_BUFFER: {
+      cl_mem m = MEM(args[i].mem);
+      e = clSetKernelArg(k->k, (cl_uint)i, sizeof m, &m);
+      break;
+    }
+    case AG_ARG_SCALAR:
+      e = clSetKernelArg(k->k, (cl_uint)i, args[i].size, args[i].value);
+      break;
+    default:
+      e = clSetKernelArg(k->k, (cl_uint)i, args[i].size, NULL);
+      break;
+    }
+    if (e != CL_SUCCESS)
+      st = core->error(cl_status(e), "clSetKernelArg(%zu): %s (%d)", i, cl_name(e), (int)e);
+  }
+  if (st == AG_OK) {
+    cl_int e = clEnqueueNDRangeKernel(q->q, k->k, range->dims, NULL, global, has_local ? local : NULL, 0,
+                                      NULL, NULL);
+    if (e != CL_SUCCESS)
+      st = CL_FAIL("clEnqueueNDRangeKernel", e);
+  }
+  pthread_mutex_unlock(&k->lock);
+  return st;
+}
+
+static ag_status cl_builtin_find(const char *family, ag__builtin_src *src) {
+  for (const ag__embedded *f = ag__opencl_kernels; f->name != NULL; f++)
+    if (strcmp(f->name, family) == 0) {
+      src->source = (const char *)f->data;
+      src->options = "";
+      return AG_OK;
+    }
+  return core->error(AG_ERR_UNSUPPORTED, "the OpenCL backend has no built-in kernels \"%s\"", family);
+}
+
+static const ag__backend opencl_backend = {
+    .abi = AG__BACKEND_ABI,
+    .name = "opencl",
+    .dialect = AG__DIALECT_OPENCL,
+    .probe = cl_probe,
+    .device_open = cl_device_open,
+    .queue_create = cl_queue_create,
+    .queue_destroy = cl_queue_destroy,
+    .queue_finish = cl_queue_finish,
+    .event_record = cl_event_record,
+    .event_wait = cl_event_wait,
+    .queue_wait_event = cl_queue_wait_event,
+    .event_elapsed_ms = cl_event_elapsed_ms,
+    .event_destroy = cl_event_destroy,
+    .mem_alloc = cl_mem_alloc,
+    .mem_free = cl_mem_free,
+    .mem_write = cl_mem_write,
+    .mem_read = cl_mem_read,
+    .mem_copy = cl_mem_copy,
+    .mem_fill = cl_mem_fill,
+    .host_alloc = cl_host_alloc,
+    .host_free = cl_host_free,
+    .program_build = cl_program_build,
+    .program_binary = cl_program_binary,
+    .program_load = cl_program_load,
+    .program_release = cl_program_release,
+    .kernel_create = cl_kernel_create,
+    .kernel_max_work_group = cl_kernel_max_work_group,
+    .kernel_release = cl_kernel_release,
+    .kernel_launch = cl_kernel_launch,
+    .builtin_find = cl_builtin_find,
+};
+
+AG__MODULE_EXPORT const ag__backend *ag__backend_entry(void);
+const ag__backend *ag__backend_entry(void) { return &opencl_backend; }

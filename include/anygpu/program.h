@@ -1,0 +1,102 @@
+/* anygpu/program.h — user kernels in OpenCL C, CUDA C or plain C, and launching them. */
+#ifndef ANYGPU_PROGRAM_H
+#define ANYGPU_PROGRAM_H
+
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One work-group of a host kernel launch. A host kernel is called once per work-group, on
+    one of the host's threads, and loops over the group's items itself; groups run in
+    parallel. Local-memory arguments are private to the call, so a barrier between phases is
+    simply the end of one loop and the start of the next. */
+typedef struct ag_host_group {
+  unsigned dims;           /* 1, 2 or 3 */
+  size_t group_id[3];      /* this group's index in each dimension */
+  size_t num_groups[3];
+  size_t local_size[3];    /* work-items per group in each dimension */
+  size_t global_size[3];   /* the launch's range as given (not rounded up) */
+} ag_host_group;
+
+/** A host kernel. @p args has one entry per launch argument: a buffer argument gives a pointer
+    to the buffer's first byte, a scalar a pointer to its value, a local argument a pointer to
+    scratch memory of the requested size. */
+typedef void (*ag_host_kernel_fn)(const ag_host_group *group, void *const *args);
+
+typedef struct ag_host_kernel_def {
+  const char *name;
+  ag_host_kernel_fn fn;
+} ag_host_kernel_def;
+
+/** A program's sources. Give the dialects you have; a device whose dialect is missing gets
+    AG_ERR_UNSUPPORTED from ag_program_create() naming it. Zeroed fields mean "none". */
+typedef struct ag_program_desc {
+  const char *opencl_source;  /* OpenCL C 1.2 */
+  const char *opencl_options; /* clBuildProgram options, "-cl-fast-relaxed-math" */
+  const char *cuda_source;    /* CUDA C, kernels declared extern "C" __global__ */
+  const char *cuda_options;   /* NVRTC options, space separated */
+  const ag_host_kernel_def *host_kernels;
+  size_t host_kernel_count;
+} ag_program_desc;
+
+/** Compiles @p desc for @p dev. Compiled OpenCL and CUDA programs are kept on disk
+    ($ANYGPU_CACHE_DIR) and reused by later processes.
+    @return AG_ERR_BUILD with the compiler's log in ag_last_error() when the source does not
+            compile; AG_ERR_UNSUPPORTED when @p desc has no source for the device's backend. */
+AG_API ag_status ag_program_create(ag_device *dev, const ag_program_desc *desc,
+                                   ag_program **prog);
+
+/** Frees a program. Its kernels must have been freed. NULL is a no-op. */
+AG_API void ag_program_destroy(ag_program *prog);
+
+/** The kernel @p name of @p prog. AG_ERR_INVALID_ARGUMENT when there is none of that name.
+    Free it with ag_kernel_destroy(). */
+AG_API ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k);
+
+/** Frees a kernel. NULL is a no-op. */
+AG_API void ag_kernel_destroy(ag_kernel *k);
+
+/** A launch's extent. global[d] work-items in dimension d, in work-groups of local[d] (CUDA:
+    threads per block). local all zero lets the backend choose. The launched range is rounded
+    up to a multiple of the work-group size, so a kernel compares its index with the problem
+    size. Unused dimensions (d >= dims) are ignored. */
+typedef struct ag_range {
+  unsigned dims;
+  size_t global[3];
+  size_t local[3];
+} ag_range;
+
+typedef enum ag_arg_kind {
+  AG_ARG_BUFFER = 1, /* a buffer of the kernel's device: __global pointer / device pointer */
+  AG_ARG_SCALAR = 2, /* size bytes at value, passed by value */
+  AG_ARG_LOCAL = 3,  /* size bytes of local memory per work-group; see docs/kernels.md for
+                        how CUDA kernels reach it */
+} ag_arg_kind;
+
+typedef struct ag_arg {
+  ag_arg_kind kind;
+  const ag_buffer *buffer; /* AG_ARG_BUFFER */
+  const void *value;       /* AG_ARG_SCALAR */
+  size_t size;             /* AG_ARG_SCALAR, AG_ARG_LOCAL */
+} ag_arg;
+
+#define AG_ARG_BUF(b) ((ag_arg){.kind = AG_ARG_BUFFER, .buffer = (b)})
+#define AG_ARG_VAL(lvalue) ((ag_arg){.kind = AG_ARG_SCALAR, .value = &(lvalue), .size = sizeof(lvalue)})
+#define AG_ARG_LOCAL_BYTES(n) ((ag_arg){.kind = AG_ARG_LOCAL, .size = (n)})
+
+/** Enqueues @p k on @p q over @p range with @p args (copied; they may be freed on return).
+    @p q NULL means the calling thread's default queue of the kernel's device. Several threads
+    may launch one kernel at once.
+    @return AG_ERR_MISMATCH for a buffer or queue of another device; AG_ERR_INVALID_ARGUMENT
+            for a malformed range or argument; AG_ERR_DEVICE (with the native error) when the
+            device refuses the launch, the library staying usable. */
+AG_API ag_status ag_kernel_launch(ag_queue *q, ag_kernel *k, const ag_range *range, size_t nargs,
+                                  const ag_arg *args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,27 @@
+/* src/error.h — the core's error and log helpers. */
+#ifndef AG_SRC_ERROR_H
+#define AG_SRC_ERROR_H
+
+#include "anygpu.h"
+#include "../backends/backend.h"
+
+/* Records "fmt..." as this thread's last error and returns @p status, so failures read
+   `return ag__error(AG_ERR_OUT_OF_RANGE, "ag_buffer_write: offset %zu ...", ...)`. */
+ag_status ag__error(ag_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* When @p status is a failure, puts "fn: " in front of this thread's last error (a backend
+   wrote the rest). Returns @p status, so `return ag__prefix(st, "ag_buffer_read")`. */
+ag_status ag__prefix(ag_status status, const char *fn);
+
+/* Writes to stderr when ANYGPU_LOG is at least @p level. */
+void ag__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ag__log_level(void);
+
+/* Shorthands for argument checks: each records a message naming the function and argument. */
+#define AG__CHECK_NOT_NULL(fn, arg)                                                             \
+  do {                                                                                          \
+    if ((arg) == NULL)                                                                          \
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, #arg);                  \
+  } while (0)
+
+#endif

@@ -1,0 +1,172 @@
+/* src/program.c — user programs and kernels, and the checks every kernel launch passes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *dialect_name(ag__dialect d) {
+  return d == AG__DIALECT_OPENCL ? "OpenCL C" : d == AG__DIALECT_CUDA ? "CUDA C" : "host C";
+}
+
+ag_status ag_program_create(ag_device *dev, const ag_program_desc *desc, ag_program **prog) {
+  static const char fn[] = "ag_program_create";
+  AG__CHECK_NOT_NULL(fn, prog);
+  *prog = NULL;
+  AG__CHECK_NOT_NULL(fn, dev);
+  AG__CHECK_NOT_NULL(fn, desc);
+  const char *source = NULL, *options = NULL;
+  switch (dev->be->dialect) {
+  case AG__DIALECT_OPENCL:
+    source = desc->opencl_source;
+    options = desc->opencl_options;
+    break;
+  case AG__DIALECT_CUDA:
+    source = desc->cuda_source;
+    options = desc->cuda_options;
+    break;
+  case AG__DIALECT_HOST:
+    if (desc->host_kernel_count > 0 && desc->host_kernels == NULL)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: desc->host_kernels is NULL but host_kernel_count is %zu",
+                       fn, desc->host_kernel_count);
+    for (size_t i = 0; i < desc->host_kernel_count; i++)
+      if (desc->host_kernels[i].name == NULL || desc->host_kernels[i].fn == NULL)
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: desc->host_kernels[%zu] has a NULL %s", fn, i,
+                         desc->host_kernels[i].name == NULL ? "name" : "fn");
+    if (desc->host_kernel_count > 0)
+      source = "";
+    break;
+  }
+  if (source == NULL)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: desc has no %s kernels, which %s (%s) needs", fn,
+                     dialect_name(dev->be->dialect), dev->info.spec, dev->info.name);
+  ag_program *p = calloc(1, sizeof *p);
+  if (p == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  ag_status st = ag__program_build_cached(dev, desc, source, options ? options : "", &p->bp);
+  if (st != AG_OK) {
+    free(p);
+    return ag__prefix(st, fn);
+  }
+  p->dev = dev;
+  atomic_init(&p->kernels, 0);
+  *prog = p;
+  return AG_OK;
+}
+
+void ag_program_destroy(ag_program *prog) {
+  if (prog == NULL)
+    return;
+  if (atomic_load(&prog->kernels) != 0) {
+    ag__error(AG_ERR_INVALID_ARGUMENT, "ag_program_destroy: %d kernels of this program are still alive",
+              atomic_load(&prog->kernels));
+    return;
+  }
+  prog->dev->be->program_release(prog->bp);
+  free(prog);
+}
+
+ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k) {
+  static const char fn[] = "ag_kernel_get";
+  AG__CHECK_NOT_NULL(fn, k);
+  *k = NULL;
+  AG__CHECK_NOT_NULL(fn, prog);
+  AG__CHECK_NOT_NULL(fn, name);
+  size_t len = strlen(name);
+  ag_kernel *kk = calloc(1, sizeof *kk + len + 1);
+  if (kk == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  ag_status st = prog->dev->be->kernel_create(prog->bp, name, &kk->bk);
+  if (st != AG_OK) {
+    free(kk);
+    return ag__prefix(st, fn);
+  }
+  kk->prog = prog;
+  kk->max_work_group = prog->dev->be->kernel_max_work_group(kk->bk);
+  memcpy(kk->name, name, len + 1);
+  atomic_fetch_add(&prog->kernels, 1);
+  *k = kk;
+  return AG_OK;
+}
+
+void ag_kernel_destroy(ag_kernel *k) {
+  if (k == NULL)
+    return;
+  k->prog->dev->be->kernel_release(k->bk);
+  atomic_fetch_sub(&k->prog->kernels, 1);
+  free(k);
+}
+
+ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,
+                             size_t max_wg, const ag_range *range, size_t nargs,
+                             const ag__karg *args) {
+  if (range->dims < 1 || range->dims > 3)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->dims is %u, not 1, 2 or 3", fn, range->dims);
+  size_t group = 1;
+  bool any_local = false, all_local = true;
+  for (unsigned d = 0; d < range->dims; d++) {
+    if (range->global[d] == 0)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->global[%u] is 0", fn, d);
+    if (range->global[d] > ((size_t)1 << 40))
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->global[%u] is %zu, beyond 2^40", fn, d,
+                       range->global[d]);
+    any_local |= range->local[d] != 0;
+    all_local &= range->local[d] != 0;
+    if (range->local[d] != 0) {
+      if (range->local[d] > max_wg)
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local[%u] is %zu, above this kernel's limit of %zu on %s",
+                         fn, d, range->local[d], max_wg, dev->info.spec);
+      group *= range->local[d];
+    }
+  }
+  if (any_local && !all_local)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local must be all zero or all nonzero in the %u used dimensions",
+                     fn, range->dims);
+  if (group > max_wg)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: a work-group of %zu items exceeds this kernel's limit of %zu on %s",
+                     fn, group, max_wg, dev->info.spec);
+  return ag__prefix(dev->be->kernel_launch(q->bq, bk, range, nargs, args), fn);
+}
+
+ag_status ag_kernel_launch(ag_queue *q, ag_kernel *k, const ag_range *range, size_t nargs,
+                           const ag_arg *args) {
+  static const char fn[] = "ag_kernel_launch";
+  AG__CHECK_NOT_NULL(fn, k);
+  AG__CHECK_NOT_NULL(fn, range);
+  if (nargs > 0 && args == NULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: args is NULL but nargs is %zu", fn, nargs);
+  if (nargs > 64)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: nargs is %zu, above the limit of 64", fn, nargs);
+  ag_device *dev = k->prog->dev;
+  ag__karg kargs[64];
+  for (size_t i = 0; i < nargs; i++) {
+    const ag_arg *a = &args[i];
+    kargs[i] = (ag__karg){.kind = a->kind, .value = a->value, .size = a->size};
+    switch (a->kind) {
+    case AG_ARG_BUFFER:
+      if (a->buffer == NULL)
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: args[%zu].buffer is NULL", fn, i);
+      if (a->buffer->dev != dev)
+        return ag__error(AG_ERR_MISMATCH, "%s: args[%zu].buffer is on %s but the kernel is on %s", fn, i,
+                         a->buffer->dev->info.spec, dev->info.spec);
+      kargs[i].mem = a->buffer->mem;
+      break;
+    case AG_ARG_SCALAR:
+      if (a->value == NULL || a->size == 0 || a->size > 1024)
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: args[%zu] is a scalar with %s", fn, i,
+                         a->value == NULL ? "a NULL value" : a->size == 0 ? "size 0" : "size above 1024 bytes");
+      break;
+    case AG_ARG_LOCAL:
+      if (a->size == 0 || a->size > dev->info.local_memory)
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: args[%zu] asks %zu bytes of local memory; %s has %zu", fn, i,
+                         a->size, dev->info.spec, dev->info.local_memory);
+      break;
+    default:
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: args[%zu].kind is %d, not an ag_arg_kind", fn, i, (int)a->kind);
+    }
+  }
+  ag_queue *rq;
+  ag_status st = ag__queue_resolve(fn, q, dev, &rq);
+  if (st != AG_OK)
+    return st;
+  return ag__launch_checked(fn, rq, dev, k->bk, k->max_work_group, range, nargs, kargs);
+}
