@@ -43,6 +43,12 @@ static void cache_dir(char *out, size_t size) {
   }
 }
 
+const char *ag_kernel_cache_dir(void) {
+  static _Thread_local char dir[1024];
+  cache_dir(dir, sizeof dir);
+  return dir[0] ? dir : NULL;
+}
+
 /* mkdir -p */
 static bool make_dirs(const char *path) {
   char tmp[1024];

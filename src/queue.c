@@ -94,7 +94,7 @@ ag_status ag_queue_finish(ag_queue *q) {
 
 ag_status ag_device_finish(ag_device *dev) {
   AG__CHECK_NOT_NULL("ag_device_finish", dev);
-  ag_queue *q;
+  ag_queue *q = NULL;
   ag_status st = default_queue(dev, &q);
   if (st == AG_OK)
     st = dev->be->queue_finish(q->bq);

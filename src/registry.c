@@ -1,5 +1,7 @@
 /* src/registry.c — loads the backends and enumerates their devices, once per process. */
+#include <ctype.h>
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,32 +50,40 @@ static bool library_dir(char *out, size_t size) {
   Dl_info info;
   if (dladdr((void *)&ag__registry_init, &info) == 0 || info.dli_fname == NULL)
     return false;
-  const char *slash = strrchr(info.dli_fname, '/');
-  if (slash == NULL)
+  char real[PATH_MAX];
+  if (realpath(info.dli_fname, real) == NULL)
     return false;
-  size_t n = (size_t)(slash - info.dli_fname);
-  if (n + 1 > size)
+  char *slash = strrchr(real, '/');
+  if (slash == NULL || (size_t)(slash - real) + 1 > size)
     return false;
-  memcpy(out, info.dli_fname, n);
-  out[n] = '\0';
+  *slash = '\0';
+  memcpy(out, real, (size_t)(slash - real) + 1);
   return true;
 }
 
 /* Looks for the module in $ANYGPU_BACKEND_PATH's folders, then <libdir of this library>/anygpu,
-   then the install folder fixed at build time. Writes the first that exists to @p path, or the
-   list of folders tried to @p tried. */
+   then the install folder fixed at build time, and, for a library still in its build tree, the
+   tree's module folders. Writes the first that exists to @p path, or the list of folders tried
+   to @p tried. */
 static bool find_module(const char *module, char *path, size_t size, char *tried, size_t tsize) {
   char dirs[4096] = "";
   const char *env = getenv("ANYGPU_BACKEND_PATH");
   if (env != NULL && *env != '\0')
     snprintf(dirs, sizeof dirs, "%s:", env);
   char libdir[1024];
+  bool in_build_tree = false;
   if (library_dir(libdir, sizeof libdir)) {
     size_t n = strlen(dirs);
     snprintf(dirs + n, sizeof dirs - n, "%s/anygpu:", libdir);
+    char build[PATH_MAX];
+    in_build_tree = realpath(AG_BUILD_LIBDIR, build) != NULL && strcmp(libdir, build) == 0;
   }
   size_t n = strlen(dirs);
   snprintf(dirs + n, sizeof dirs - n, "%s", AG_MODULE_DIR);
+  if (in_build_tree) {
+    n = strlen(dirs);
+    snprintf(dirs + n, sizeof dirs - n, ":%s", AG_BUILD_BACKEND_PATH);
+  }
 
   tried[0] = '\0';
   char *save = NULL;
@@ -124,13 +134,19 @@ static void load_module(backend_slot *b) {
   ag__log(AG__LOG_DEBUG, "%s: loaded %s", b->name, path);
 }
 
+/* ANYGPU_DEVICE=host, spelled as ag_device_select accepts it: any case, any surrounding
+   white space. */
 static bool gpus_turned_off(void) {
   const char *spec = getenv("ANYGPU_DEVICE");
   if (spec == NULL)
     return false;
-  while (*spec == ' ')
+  while (isspace((unsigned char)*spec))
     spec++;
-  return strncasecmp(spec, "host", 4) == 0 && (spec[4] == '\0' || spec[4] == ' ');
+  if (strncasecmp(spec, "host", 4) != 0)
+    return false;
+  for (spec += 4; isspace((unsigned char)*spec); spec++)
+    ;
+  return *spec == '\0';
 }
 
 static void registry_init(void) {
@@ -158,6 +174,7 @@ static void registry_init(void) {
       ag__log(AG__LOG_INFO, "%s: unavailable: %s", b->name, b->reason);
       continue;
     }
+    int opened = 0; /* spec numbers count opened devices, as ag_device_select does */
     for (int k = 0; k < n; k++) {
       ag_device *dev = calloc(1, sizeof *dev);
       ag_device **grown = realloc(reg.devices, (size_t)(reg.count + 1) * sizeof *grown);
@@ -185,7 +202,8 @@ static void registry_init(void) {
       if (strcmp(b->name, "host") == 0)
         snprintf(dev->info.spec, sizeof dev->info.spec, "host");
       else
-        snprintf(dev->info.spec, sizeof dev->info.spec, "%s:%d", b->name, k);
+        snprintf(dev->info.spec, sizeof dev->info.spec, "%s:%d", b->name, opened);
+      opened++;
       reg.devices[reg.count++] = dev;
       ag__log(AG__LOG_INFO, "device %s: %s", dev->info.spec, dev->info.name);
     }

@@ -48,6 +48,12 @@ typedef struct ag_program_desc {
 AG_API ag_status ag_program_create(ag_device *dev, const ag_program_desc *desc,
                                    ag_program **prog);
 
+/** The folder compiled programs are kept in between runs: $ANYGPU_CACHE_DIR, else
+    $XDG_CACHE_HOME/anygpu, else $HOME/.cache/anygpu. NULL when the disk cache is off
+    (ANYGPU_CACHE_DIR=off, or no folder can be named). The string is the calling thread's and
+    stays valid until its next call of this function. */
+AG_API const char *ag_kernel_cache_dir(void);
+
 /** Frees a program. Its kernels must have been freed. NULL is a no-op. */
 AG_API void ag_program_destroy(ag_program *prog);
 

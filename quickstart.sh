@@ -1,0 +1,41 @@
+#!/bin/sh
+# quickstart.sh — on Debian 12: install what is missing, build in ./build, then run the demo
+# (./quickstart.sh demo) or the whole test suite (./quickstart.sh test).
+set -eu
+cd "$(dirname "$0")"
+
+what=${1:-demo}
+case $what in
+demo | test) ;;
+*)
+  echo "usage: $0 demo|test" >&2
+  exit 2
+  ;;
+esac
+
+# Build tools, the OpenCL loader and headers, pocl (a CPU OpenCL device, so the OpenCL backend
+# runs on any machine) and Check for the tests.
+packages="gcc libc6-dev meson ninja-build pkg-config python3 ocl-icd-opencl-dev opencl-c-headers
+pocl-opencl-icd clinfo check libsubunit-dev"
+missing=
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "quickstart: installing$missing"
+  sudo=
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+[ -f build/build.ninja ] || meson setup build
+meson compile -C build
+
+if [ "$what" = demo ]; then
+  # devenv points the library at the backend modules in the build tree.
+  meson devenv -C build examples/vector_add
+else
+  meson test -C build --print-errorlogs
+fi
