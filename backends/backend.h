@@ -121,8 +121,8 @@ typedef struct ag__backend {
   /* Device to device on one device; ranges do not overlap. Asynchronous. Required. */
   ag_status (*mem_copy)(ag__bqueue *q, ag__bmem *dst, size_t dst_offset, ag__bmem *src,
                         size_t src_offset, size_t bytes);
-  /* Repeats a pattern of 1, 2, 4, ..., 128 bytes; offset and bytes are multiples of it.
-     Asynchronous. Required. */
+  /* Repeats a pattern of 1, 2 or 4 bytes (the core fills wider patterns with the built-in
+     "fill" kernels); offset and bytes are multiples of it. Asynchronous. Required. */
   ag_status (*mem_fill)(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *pattern,
                         size_t pattern_size, size_t bytes);
 
@@ -140,8 +140,8 @@ typedef struct ag__backend {
      ignores @p source. Any thread. Required. */
   ag_status (*program_build)(ag__bdevice *dev, const ag_program_desc *desc, const char *source,
                              const char *options, ag__bprogram **prog, char **log);
-  /* The device binary of a built program, for the disk cache: malloc'd bytes the caller
-     frees. Optional (NULL: programs are never cached on disk). */
+  /* The device binary of a program made by program_build, for the disk cache: malloc'd bytes
+     the caller frees. Optional (NULL: programs are never cached on disk). */
   ag_status (*program_binary)(ag__bprogram *prog, void **binary, size_t *size);
   /* A program from a binary that program_binary gave earlier, perhaps in another process.
      Returns AG_ERR_BUILD when the driver rejects it (the core then rebuilds from source).

@@ -51,7 +51,8 @@ static ag_status check_range(const char *fn, const char *name, const ag_buffer *
 
 static ag_status transfer(const char *fn, ag_queue *q, ag_buffer *buf, size_t offset, void *host,
                           size_t bytes, bool write, bool blocking) {
-  AG__CHECK_NOT_NULL(fn, buf);
+  if (buf == NULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, write ? "dst" : "src");
   if (host == NULL)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, write ? "src" : "dst");
   ag_status st = check_range(fn, write ? "dst" : "src", buf, offset, bytes);

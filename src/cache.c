@@ -141,15 +141,18 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
     size_t size;
     void *bin = read_entry(path, key, &size);
     if (bin != NULL) {
+      char *saved = ag__error_save();
       ag_status st = be->program_load(dev->bdev, bin, size, out);
       free(bin);
       if (st == AG_OK) {
         ag__log(AG__LOG_DEBUG, "kernel cache: %s: loaded %s", dev->info.spec, path);
+        free(saved);
         free(key);
         return AG_OK;
       }
       ag__log(AG__LOG_INFO, "kernel cache: %s: driver rejected %s (%s); rebuilding", dev->info.spec, path,
               ag_last_error());
+      ag__error_restore(saved);
     }
   }
 

@@ -201,9 +201,14 @@ ag_status ag_device_select(const char *text, ag_device **dev) {
   char trimmed[256];
   while (isspace((unsigned char)*text))
     text++;
-  snprintf(trimmed, sizeof trimmed, "%s", text);
-  for (size_t n = strlen(trimmed); n > 0 && isspace((unsigned char)trimmed[n - 1]); n--)
-    trimmed[n - 1] = '\0';
+  size_t len = strlen(text);
+  while (len > 0 && isspace((unsigned char)text[len - 1]))
+    len--;
+  if (len >= sizeof trimmed)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: malformed device spec of %zu characters (from %s): expected " GRAMMAR,
+                     fn, len, source);
+  memcpy(trimmed, text, len);
+  trimmed[len] = '\0';
 
   spec sp;
   if (!parse_spec(trimmed, &sp))

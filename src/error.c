@@ -79,6 +79,14 @@ static void message_set(const char *fmt, va_list ap) {
   vsnprintf(m->text, need, fmt, ap);
 }
 
+static void message_setf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void message_setf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  message_set(fmt, ap);
+  va_end(ap);
+}
+
 ag_status ag__error(ag_status status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -98,3 +106,13 @@ ag_status ag__prefix(ag_status status, const char *fn) {
 }
 
 const char *ag_last_error(void) { return tls_message.text ? tls_message.text : ""; }
+
+char *ag__error_save(void) { return tls_message.text ? strdup(tls_message.text) : NULL; }
+
+void ag__error_restore(char *saved) {
+  if (saved != NULL)
+    message_setf("%s", saved);
+  else if (tls_message.text != NULL)
+    tls_message.text[0] = '\0';
+  free(saved);
+}

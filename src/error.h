@@ -13,6 +13,11 @@ ag_status ag__error(ag_status status, const char *fmt, ...) __attribute__((forma
    wrote the rest). Returns @p status, so `return ag__prefix(st, "ag_buffer_read")`. */
 ag_status ag__prefix(ag_status status, const char *fn);
 
+/* A copy of this thread's last error, and putting it back: for work that fails inside a call
+   that then succeeds another way, which must leave ag_last_error() as it found it. */
+char *ag__error_save(void);
+void ag__error_restore(char *saved);
+
 /* Writes to stderr when ANYGPU_LOG is at least @p level. */
 void ag__log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ag__log_level(void);

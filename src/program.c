@@ -122,7 +122,7 @@ ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bk
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local must be all zero or all nonzero in the %u used dimensions",
                      fn, range->dims);
   if (group > max_wg)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: a work-group of %zu items exceeds this kernel's limit of %zu on %s",
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local asks a work-group of %zu items, above this kernel's limit of %zu on %s",
                      fn, group, max_wg, dev->info.spec);
   return ag__prefix(dev->be->kernel_launch(q->bq, bk, range, nargs, args), fn);
 }

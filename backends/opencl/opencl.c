@@ -392,6 +392,9 @@ static ag_status finish_build(ag__bdevice *dev, cl_program p, const char *option
     clReleaseProgram(p);
     if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BINARY)
       return core->error(AG_ERR_BUILD, "clBuildProgram: %s (%d)", cl_name(e), (int)e);
+    if (e == CL_INVALID_BUILD_OPTIONS)
+      return core->error(AG_ERR_BUILD, "clBuildProgram: the driver refuses the build options \"%s\": %s (%d)",
+                         options, cl_name(e), (int)e);
     return CL_FAIL("clBuildProgram", e);
   }
   ag__bprogram *bp = malloc(sizeof *bp);

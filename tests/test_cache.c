@@ -1,0 +1,596 @@
+/* tests/test_cache.c — the disk kernel cache ($ANYGPU_CACHE_DIR): compiled programs written
+   once, loaded by later processes, rebuilt when damaged, keyed by build options, and nothing
+   written when turned off or on the host (which compiles nothing).
+
+   Each test points ANYGPU_CACHE_DIR at a fresh folder before the library is first used, and
+   does every library call in forked children: a child is the "later process" that must find
+   the cache, and this process, which never initialises the library, can fork as often as it
+   likes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "programs.h"
+#include "runner.h"
+
+/* What a child does, on which device. */
+typedef struct job {
+  const char *spec;
+  const char *options; /* build options of the program */
+  bool fill;           /* also fill with an 8-byte pattern (the built-in "fill" kernels) */
+  bool program;        /* create, launch and check the test program */
+  bool broken;         /* create a program that does not compile, expecting the failure */
+} job;
+
+static int child_fail(const job *j, const char *what, ag_status st) {
+  fprintf(stderr, "%s: child: %s: %s: %s\n", j->spec, what, ag_status_name(st), ag_last_error());
+  return 1;
+}
+
+static int run_job(void *arg) {
+  const job *j = arg;
+  ag_device *dev = NULL;
+  ag_status st = ag_device_select(j->spec, &dev);
+  if (st != AG_OK)
+    return child_fail(j, "ag_device_select", st);
+  if (j->program) {
+    char why[512];
+    if (programs_build_and_run(dev, j->options, 5000, why, sizeof why) != 0) {
+      fprintf(stderr, "%s: child: %s\n", j->spec, why);
+      return 1;
+    }
+  }
+  if (j->broken) {
+    ag_program_desc desc = programs_broken_desc();
+    ag_program *p = NULL;
+    st = ag_program_create(dev, &desc, &p);
+    ag_status want = strcmp(j->spec, "host") == 0 ? AG_ERR_UNSUPPORTED : AG_ERR_BUILD;
+    if (st != want) {
+      ag_program_destroy(p);
+      fprintf(stderr, "%s: child: a broken program gave %s, expected %s: %s\n", j->spec, ag_status_name(st),
+              ag_status_name(want), ag_last_error());
+      return 1;
+    }
+  }
+  if (j->fill) {
+    enum { N = 4096 };
+    uint64_t out[N];
+    const uint64_t pattern = 0x0123456789abcdefull;
+    ag_buffer *b = NULL;
+    if ((st = ag_buffer_alloc(dev, sizeof out, &b)) != AG_OK)
+      return child_fail(j, "ag_buffer_alloc", st);
+    st = ag_buffer_fill(NULL, b, 0, &pattern, sizeof pattern, sizeof out);
+    if (st == AG_OK)
+      st = ag_buffer_read(NULL, b, 0, out, sizeof out);
+    ag_buffer_free(b);
+    if (st != AG_OK)
+      return child_fail(j, "filling with an 8-byte pattern", st);
+    for (int i = 0; i < N; i++)
+      if (out[i] != pattern) {
+        fprintf(stderr, "%s: child: word %d of the fill is 0x%016llx\n", j->spec, i, (unsigned long long)out[i]);
+        return 1;
+      }
+  }
+  return 0;
+}
+
+/* Runs @p j in a child and asserts that it succeeded. */
+static void run_in_child(const job *j, const char *what) {
+  int rc = test_run_child(run_job, (void *)j);
+  ck_assert_msg(rc == 0, "%s: the child that %s exited with %d (see its stderr)", test_label(), what, rc);
+}
+
+/* ---- the cache folder ------------------------------------------------------------------------ */
+
+static char root[512];
+static pid_t root_owner;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Only the process that made the folder removes it; its children exit through here too. */
+static void remove_root(void) {
+  if (root[0] != '\0' && getpid() == root_owner)
+    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh folder for this test, removed when the test process exits normally (a failed test
+   leaves it for a look). It is made in $ANYGPU_TEST_TMPDIR (meson points it into the build
+   tree), else $TMPDIR, else /tmp. Returns its path. */
+static const char *fresh_root(void) {
+  const char *tmp = getenv("ANYGPU_TEST_TMPDIR");
+  if (tmp != NULL && *tmp != '\0')
+    mkdir(tmp, 0755);
+  else
+    tmp = getenv("TMPDIR");
+  snprintf(root, sizeof root, "%s/anygpu-cache-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_msg(mkdtemp(root) != NULL, "mkdtemp(%s): %s", root, strerror(errno));
+  if (root_owner == 0)
+    atexit(remove_root);
+  root_owner = getpid();
+  /* pocl keeps a compile cache of its own in $XDG_CACHE_HOME or ~/.cache, which some tests
+     watch; give it a folder beside ours unless the caller chose one. */
+  if (getenv("POCL_CACHE_DIR") == NULL) {
+    char pocl[600];
+    snprintf(pocl, sizeof pocl, "%s/anygpu-test-pocl-cache", tmp && *tmp ? tmp : "/tmp");
+    setenv("POCL_CACHE_DIR", pocl, 1);
+  }
+  return root;
+}
+
+/* A fresh cache folder named by ANYGPU_CACHE_DIR. */
+static const char *fresh_cache(char *dir, size_t size) {
+  snprintf(dir, size, "%s/cache", fresh_root());
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  ck_assert_int_eq(setenv("ANYGPU_CACHE_DIR", dir, 1), 0);
+  return dir;
+}
+
+/* The entries of @p dir (none when it does not exist), the first one's path in @p first. */
+static int count_entries(const char *dir, char *first, size_t size) {
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    if (n == 0 && first != NULL)
+      snprintf(first, size, "%s/%s", dir, e->d_name);
+    n++;
+  }
+  closedir(d);
+  return n;
+}
+
+/* Asserts that @p dir holds exactly @p want files, all named *.bin. */
+static void check_files(const char *dir, int want, const char *when) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  if (d != NULL) {
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      size_t len = strlen(e->d_name);
+      ck_assert_msg(len > 4 && strcmp(e->d_name + len - 4, ".bin") == 0, "%s: %s: the cache holds \"%s\"",
+                    test_label(), when, e->d_name);
+      n++;
+    }
+    closedir(d);
+  }
+  ck_assert_msg(n == want, "%s: %s: the cache holds %d files, expected %d", test_label(), when, n, want);
+}
+
+/* Whether the backend under test compiles programs, and so caches them. */
+static bool compiles(void) { return !test_backend_is("host"); }
+
+typedef struct file_id {
+  ino_t ino;
+  off_t size;
+  struct timespec mtime;
+} file_id;
+
+static file_id identify(const char *path) {
+  struct stat st;
+  ck_assert_msg(stat(path, &st) == 0, "%s: stat(%s): %s", test_label(), path, strerror(errno));
+  return (file_id){.ino = st.st_ino, .size = st.st_size, .mtime = st.st_mtim};
+}
+
+static bool same_file(file_id a, file_id b) {
+  return a.ino == b.ino && a.size == b.size && a.mtime.tv_sec == b.mtime.tv_sec &&
+         a.mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+/* Builds the test program once in a child, so the cache holds exactly its file. Returns the
+   file's path in @p path. */
+static void prime(const job *j, const char *dir, char *path, size_t size) {
+  run_in_child(j, "built the program first");
+  check_files(dir, 1, "after the first build");
+  ck_assert_int_eq(count_entries(dir, path, size), 1);
+}
+
+static unsigned char *read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
+  ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+  long n = ftell(f);
+  ck_assert_int_gt(n, 0);
+  rewind(f);
+  unsigned char *data = malloc((size_t)n);
+  ck_assert_ptr_nonnull(data);
+  ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *size = (size_t)n;
+  return data;
+}
+
+/* Overwrites @p path in place (same inode) with @p data. */
+static void write_in_place(const char *path, const void *data, size_t size) {
+  int fd = open(path, O_WRONLY | O_TRUNC);
+  ck_assert_msg(fd >= 0, "open(%s): %s", path, strerror(errno));
+  ck_assert_int_eq(write(fd, data, size), (ssize_t)size);
+  ck_assert_int_eq(close(fd), 0);
+}
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+START_TEST(a_program_is_compiled_once_then_loaded) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .program = true};
+  if (!compiles()) {
+    run_in_child(&j, "built a host program");
+    run_in_child(&j, "built a host program again");
+    check_files(dir, 0, "after host programs");
+    return;
+  }
+  prime(&j, dir, path, sizeof path);
+  file_id first = identify(path);
+  run_in_child(&j, "built the same program in a new process");
+  check_files(dir, 1, "after the second build");
+  ck_assert_msg(same_file(identify(path), first), "%s: a second process rewrote %s instead of loading it",
+                test_name_device(_i), path);
+  run_in_child(&j, "built the same program in a third process");
+  ck_assert_msg(same_file(identify(path), first), "%s: a third process rewrote %s", test_name_device(_i), path);
+}
+END_TEST
+
+START_TEST(other_build_options_make_another_file) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .program = true};
+  job variant = {.spec = test_name_device(_i), .program = true, .options = "-DAG_TEST_VARIANT=3"};
+  if (!compiles()) {
+    run_in_child(&variant, "built a host program with options");
+    check_files(dir, 0, "after a host program with options");
+    return;
+  }
+  prime(&j, dir, path, sizeof path);
+  file_id first = identify(path);
+  run_in_child(&variant, "built the program with other options");
+  check_files(dir, 2, "after building with other options");
+  ck_assert_msg(same_file(identify(path), first), "%s: building with other options rewrote the first file",
+                test_name_device(_i));
+  /* Both are then loaded, not rewritten. */
+  run_in_child(&variant, "built the program with other options again");
+  run_in_child(&j, "built the program again");
+  check_files(dir, 2, "after building both again");
+  ck_assert_msg(same_file(identify(path), first), "%s: the first file was rewritten", test_name_device(_i));
+}
+END_TEST
+
+/* Damages the cache file with @p damage, then checks that a new process rebuilds it (the file
+   is replaced, the program works) and that the process after that loads the new file. */
+static void check_rebuilt(int i, void (*damage)(const char *path), const char *what) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(i), .program = true};
+  prime(&j, dir, path, sizeof path);
+  damage(path);
+  file_id damaged = identify(path);
+  run_in_child(&j, what);
+  check_files(dir, 1, what);
+  file_id rebuilt = identify(path);
+  ck_assert_msg(!same_file(rebuilt, damaged), "%s: %s: the damaged file was not rewritten", test_name_device(i),
+                what);
+  run_in_child(&j, "loaded the rebuilt file");
+  ck_assert_msg(same_file(identify(path), rebuilt), "%s: %s: the rebuilt file was rewritten again",
+                test_name_device(i), what);
+}
+
+static void truncate_half(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  write_in_place(path, data, size / 2);
+  free(data);
+}
+
+static void truncate_one_byte(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  write_in_place(path, data, size - 1);
+  free(data);
+}
+
+static void flip_last_byte(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  data[size - 1] ^= 0x40;
+  write_in_place(path, data, size);
+  free(data);
+}
+
+static void flip_middle_byte(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  data[size / 2] ^= 0x01;
+  write_in_place(path, data, size);
+  free(data);
+}
+
+static void empty_file(const char *path) { write_in_place(path, "", 0); }
+
+START_TEST(a_truncated_file_is_rebuilt) {
+  check_rebuilt(_i, truncate_half, "loaded a file cut in half");
+  remove_root();
+  check_rebuilt(_i, truncate_one_byte, "loaded a file one byte short");
+  remove_root();
+  check_rebuilt(_i, empty_file, "loaded an empty file");
+}
+END_TEST
+
+START_TEST(a_corrupted_file_is_rebuilt) {
+  check_rebuilt(_i, flip_last_byte, "loaded a file with a flipped payload byte");
+  remove_root();
+  check_rebuilt(_i, flip_middle_byte, "loaded a file with a flipped byte in the middle");
+}
+END_TEST
+
+/* The cache's file layout, as src/cache.c writes it: magic (8 bytes), key length (u64), key,
+   payload length (u64), FNV-1a 64 checksum of the payload (u64), payload. A file with valid
+   framing and a payload the driver rejects can only be made by knowing it. */
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+static void garbage_payload(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  uint64_t klen;
+  ck_assert_uint_gt(size, 16);
+  memcpy(&klen, data + 8, 8);
+  size_t head = 8 + 8 + (size_t)klen;
+  ck_assert_msg(head + 16 < size, "%s: the cache file does not have the expected layout", path);
+  enum { GARBAGE = 4096 };
+  unsigned char *out = malloc(head + 16 + GARBAGE);
+  ck_assert_ptr_nonnull(out);
+  memcpy(out, data, head);
+  uint64_t plen = GARBAGE;
+  unsigned char *payload = out + head + 16;
+  test_fill_bytes(payload, GARBAGE, 1234);
+  uint64_t sum = fnv1a(payload, GARBAGE);
+  memcpy(out + head, &plen, 8);
+  memcpy(out + head + 8, &sum, 8);
+  write_in_place(path, out, head + 16 + GARBAGE);
+  free(out);
+  free(data);
+}
+
+START_TEST(a_payload_the_driver_rejects_is_rebuilt) {
+  check_rebuilt(_i, garbage_payload, "loaded a well-framed file with a garbage payload");
+}
+END_TEST
+
+/* A child for the test below: after a failure of its own, a program whose cache file the
+   driver rejects is created; the successful creation must leave ag_last_error() alone. */
+static int run_keeps_last_error(void *arg) {
+  const job *j = arg;
+  ag_device *dev = NULL;
+  if (ag_device_select(j->spec, &dev) != AG_OK)
+    return child_fail(j, "ag_device_select", AG_ERR_NO_DEVICE);
+  ag_buffer *b = NULL;
+  ag_buffer_alloc(dev, 0, &b);
+  char before[512];
+  snprintf(before, sizeof before, "%s", ag_last_error());
+  ag_program_desc desc = programs_desc();
+  ag_program *p = NULL;
+  ag_status st = ag_program_create(dev, &desc, &p);
+  if (st != AG_OK)
+    return child_fail(j, "ag_program_create", st);
+  ag_program_destroy(p);
+  if (strcmp(ag_last_error(), before) != 0) {
+    fprintf(stderr, "%s: child: a successful ag_program_create changed ag_last_error() from \"%s\" to \"%s\"\n",
+            j->spec, before, ag_last_error());
+    return 1;
+  }
+  return 0;
+}
+
+START_TEST(a_rejected_file_leaves_the_last_error_alone) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .program = true};
+  prime(&j, dir, path, sizeof path);
+  garbage_payload(path);
+  int rc = test_run_child(run_keeps_last_error, &j);
+  ck_assert_msg(rc == 0,
+                "%s: after a cache file was rejected, ag_program_create succeeded but ag_last_error() "
+                "changed (see the child's stderr)",
+                test_name_device(_i));
+}
+END_TEST
+
+START_TEST(a_program_that_fails_to_build_is_not_cached) {
+  char dir[600];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .broken = true};
+  run_in_child(&j, "built a program that does not compile");
+  check_files(dir, 0, "after a failed build");
+}
+END_TEST
+
+START_TEST(an_unusable_cache_folder_does_not_stop_builds) {
+  fresh_root();
+  /* A folder below a regular file can be neither made nor written. */
+  char file[600], dir[700];
+  snprintf(file, sizeof file, "%s/a-file", root);
+  FILE *f = fopen(file, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  snprintf(dir, sizeof dir, "%s/cache", file);
+  setenv("ANYGPU_CACHE_DIR", dir, 1);
+  job j = {.spec = test_name_device(_i), .program = true, .fill = true};
+  run_in_child(&j, "built a program with an unusable cache folder");
+  run_in_child(&j, "built a program with an unusable cache folder again");
+  struct stat st;
+  ck_assert_int_eq(stat(file, &st), 0);
+  ck_assert_msg(S_ISREG(st.st_mode) && st.st_size == 0, "%s: the file in the cache's way was changed",
+                test_name_device(_i));
+}
+END_TEST
+
+/* Several processes that build one program at once each leave a whole file, so one file
+   remains and it loads. */
+START_TEST(processes_building_at_once_leave_one_whole_file) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .program = true};
+  enum { PROCESSES = 4 };
+  pid_t pid[PROCESSES];
+  fflush(stdout);
+  fflush(stderr);
+  for (int k = 0; k < PROCESSES; k++) {
+    pid[k] = fork();
+    ck_assert_int_ge(pid[k], 0);
+    if (pid[k] == 0)
+      exit(run_job(&j));
+  }
+  for (int k = 0; k < PROCESSES; k++) {
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid[k], &status, 0), pid[k]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: builder %d ended with status 0x%x",
+                  test_name_device(_i), k, status);
+  }
+  if (!compiles()) {
+    check_files(dir, 0, "after host programs built at once");
+    return;
+  }
+  check_files(dir, 1, "after building at once");
+  ck_assert_int_eq(count_entries(dir, path, sizeof path), 1);
+  file_id id = identify(path);
+  run_in_child(&j, "loaded the file left by builders at once");
+  ck_assert_msg(same_file(identify(path), id), "%s: the file left by builders at once was rewritten",
+                test_name_device(_i));
+}
+END_TEST
+
+START_TEST(cache_dir_off_writes_nothing) {
+  fresh_root();
+  /* A home, an XDG cache and a working folder: none may receive anything. */
+  char home[600], xdg[600], cwd[600];
+  snprintf(home, sizeof home, "%s/home", root);
+  snprintf(xdg, sizeof xdg, "%s/xdg", root);
+  snprintf(cwd, sizeof cwd, "%s/cwd", root);
+  ck_assert_int_eq(mkdir(home, 0755), 0);
+  ck_assert_int_eq(mkdir(xdg, 0755), 0);
+  ck_assert_int_eq(mkdir(cwd, 0755), 0);
+  setenv("HOME", home, 1);
+  setenv("XDG_CACHE_HOME", xdg, 1);
+  setenv("ANYGPU_CACHE_DIR", "off", 1);
+  ck_assert_int_eq(chdir(cwd), 0);
+  job j = {.spec = test_name_device(_i), .program = true, .fill = true};
+  run_in_child(&j, "built a program with the cache off");
+  run_in_child(&j, "built a program with the cache off again");
+  ck_assert_msg(count_entries(home, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in $HOME", test_name_device(_i));
+  ck_assert_msg(count_entries(xdg, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in $XDG_CACHE_HOME",
+                test_name_device(_i));
+  ck_assert_msg(count_entries(cwd, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in the working folder",
+                test_name_device(_i));
+}
+END_TEST
+
+START_TEST(without_cache_dir_the_cache_is_in_xdg_cache_home) {
+  fresh_root();
+  char home[600], xdg[600], in_xdg[700], in_home[700];
+  snprintf(home, sizeof home, "%s/home", root);
+  snprintf(xdg, sizeof xdg, "%s/xdg", root);
+  ck_assert_int_eq(mkdir(home, 0755), 0);
+  ck_assert_int_eq(mkdir(xdg, 0755), 0);
+  setenv("HOME", home, 1);
+  setenv("XDG_CACHE_HOME", xdg, 1);
+  unsetenv("ANYGPU_CACHE_DIR");
+  snprintf(in_xdg, sizeof in_xdg, "%s/anygpu", xdg);
+  snprintf(in_home, sizeof in_home, "%s/.cache/anygpu", home);
+  job j = {.spec = test_name_device(_i), .program = true};
+  run_in_child(&j, "built a program with the default cache folder");
+  check_files(in_xdg, compiles() ? 1 : 0, "in $XDG_CACHE_HOME/anygpu");
+  ck_assert_int_eq(count_entries(home, NULL, 0), 0);
+  /* Without XDG_CACHE_HOME, ~/.cache/anygpu. */
+  unsetenv("XDG_CACHE_HOME");
+  run_in_child(&j, "built a program with the cache in HOME");
+  check_files(in_home, compiles() ? 1 : 0, "in ~/.cache/anygpu");
+}
+END_TEST
+
+START_TEST(built_in_kernels_go_through_the_cache) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .fill = true};
+  run_in_child(&j, "filled with an 8-byte pattern");
+  /* OpenCL compiles the built-in kernels from source on first use; the host has them in C and
+     CUDA precompiled by nvcc, so neither compiles anything. */
+  int want = test_backend_is("opencl") ? 1 : 0;
+  check_files(dir, want, "after a fill with an 8-byte pattern");
+  if (want == 0)
+    return;
+  ck_assert_int_eq(count_entries(dir, path, sizeof path), 1);
+  file_id first = identify(path);
+  run_in_child(&j, "filled with an 8-byte pattern again");
+  ck_assert_msg(same_file(identify(path), first), "%s: a second process rewrote the built-in kernels' file",
+                test_name_device(_i));
+  flip_last_byte(path);
+  file_id damaged = identify(path);
+  run_in_child(&j, "filled after the built-in kernels' file was damaged");
+  ck_assert_msg(!same_file(identify(path), damaged), "%s: the damaged built-in kernels' file was not rebuilt",
+                test_name_device(_i));
+}
+END_TEST
+
+/* ag_kernel_cache_dir() reads the environment as the cache does, on every call. */
+START_TEST(the_cache_folder_is_named) {
+  setenv("HOME", "/nonexistent/home", 1);
+  setenv("XDG_CACHE_HOME", "/nonexistent/xdg", 1);
+  setenv("ANYGPU_CACHE_DIR", "/nonexistent/mine", 1);
+  ck_assert_pstr_eq(ag_kernel_cache_dir(), "/nonexistent/mine");
+  setenv("ANYGPU_CACHE_DIR", "off", 1);
+  ck_assert_ptr_null(ag_kernel_cache_dir());
+  setenv("ANYGPU_CACHE_DIR", "", 1);
+  ck_assert_pstr_eq(ag_kernel_cache_dir(), "/nonexistent/xdg/anygpu");
+  unsetenv("ANYGPU_CACHE_DIR");
+  ck_assert_pstr_eq(ag_kernel_cache_dir(), "/nonexistent/xdg/anygpu");
+  unsetenv("XDG_CACHE_HOME");
+  ck_assert_pstr_eq(ag_kernel_cache_dir(), "/nonexistent/home/.cache/anygpu");
+  unsetenv("HOME");
+  ck_assert_ptr_null(ag_kernel_cache_dir());
+}
+END_TEST
+
+void suite_build(Suite *s, const char *backend) {
+  if (strcmp(backend, "core") == 0) {
+    add_core_test(s, "the cache folder is named", the_cache_folder_is_named);
+    return;
+  }
+  add_device_test(s, "a program is compiled once, then loaded", a_program_is_compiled_once_then_loaded);
+  add_device_test(s, "other build options make another file", other_build_options_make_another_file);
+  add_device_test(s, "a program that fails to build is not cached", a_program_that_fails_to_build_is_not_cached);
+  add_device_test(s, "ANYGPU_CACHE_DIR=off writes nothing", cache_dir_off_writes_nothing);
+  add_device_test(s, "an unusable cache folder does not stop builds", an_unusable_cache_folder_does_not_stop_builds);
+  add_device_test(s, "processes building at once leave one whole file",
+                  processes_building_at_once_leave_one_whole_file);
+  add_device_test(s, "without ANYGPU_CACHE_DIR the cache is in XDG_CACHE_HOME",
+                  without_cache_dir_the_cache_is_in_xdg_cache_home);
+  add_device_test(s, "built-in kernels go through the cache", built_in_kernels_go_through_the_cache);
+  /* The host compiles nothing, so it has no file to damage. */
+  if (strcmp(backend, "host") == 0)
+    return;
+  add_device_test(s, "a truncated file is rebuilt", a_truncated_file_is_rebuilt);
+  add_device_test(s, "a corrupted file is rebuilt", a_corrupted_file_is_rebuilt);
+  add_device_test(s, "a payload the driver rejects is rebuilt", a_payload_the_driver_rejects_is_rebuilt);
+  add_device_test(s, "a rejected file leaves the last error alone", a_rejected_file_leaves_the_last_error_alone);
+}
