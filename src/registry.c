@@ -87,9 +87,16 @@ static bool find_module(const char *module, char *path, size_t size, char *tried
 
   tried[0] = '\0';
   char *save = NULL;
+  const char *seen[64];
+  int nseen = 0;
   for (char *dir = strtok_r(dirs, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
-    if (*dir == '\0')
+    bool again = false;
+    for (int i = 0; i < nseen; i++)
+      again |= strcmp(seen[i], dir) == 0;
+    if (*dir == '\0' || again)
       continue;
+    if (nseen < 64)
+      seen[nseen++] = dir;
     snprintf(path, size, "%s/%s", dir, module);
     if (file_exists(path))
       return true;
