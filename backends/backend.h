@@ -95,6 +95,9 @@ typedef struct ag__backend {
   ag_status (*event_record)(ag__bqueue *q, ag__bevent **ev);
   /* Blocks until @p ev has completed. Required. */
   ag_status (*event_wait)(ag__bevent *ev);
+  /* Whether @p ev has completed, without blocking (the memory pool asks before it reuses a
+     block). Any thread. Required. */
+  ag_status (*event_query)(ag__bevent *ev, bool *done);
   /* Later work on @p q waits for @p ev (an event of the same device). Required. */
   ag_status (*queue_wait_event)(ag__bqueue *q, ag__bevent *ev);
   /* Milliseconds between two completed-or-pending events; waits for both. Required. */

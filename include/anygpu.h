@@ -10,5 +10,7 @@
 #include "anygpu/queue.h"
 #include "anygpu/buffer.h"
 #include "anygpu/program.h"
+#include "anygpu/array.h"
+#include "anygpu/ops.h"
 
 #endif

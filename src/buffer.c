@@ -18,13 +18,14 @@ ag_status ag_buffer_alloc(ag_device *dev, size_t bytes, ag_buffer **buf) {
   ag_buffer *b = calloc(1, sizeof *b);
   if (b == NULL)
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  ag_status st = dev->be->mem_alloc(dev->bdev, bytes, &b->mem);
+  ag_status st = ag__pool_alloc(dev, bytes, &b->mem, &b->capacity);
   if (st != AG_OK) {
     free(b);
     return ag__prefix(st, fn);
   }
   b->dev = dev;
   b->size = bytes;
+  atomic_init(&b->last, NULL);
   *buf = b;
   return AG_OK;
 }
@@ -32,7 +33,13 @@ ag_status ag_buffer_alloc(ag_device *dev, size_t bytes, ag_buffer **buf) {
 void ag_buffer_free(ag_buffer *buf) {
   if (buf == NULL)
     return;
-  buf->dev->be->mem_free(buf->dev->bdev, buf->mem);
+  /* The block goes back to the pool with an event after the last work enqueued on it, so it
+     is not handed out again while that work runs; no event means that queue is gone, and its
+     work with it. If the event cannot be recorded, the block goes back to the driver, which
+     frees it after the work. */
+  ag__bevent *ready = NULL;
+  bool keep = ag__buffer_retire(buf, &ready) == AG_OK;
+  ag__pool_free(buf->dev, buf->mem, buf->capacity, ready, keep);
   free(buf);
 }
 
@@ -63,6 +70,7 @@ static ag_status transfer(const char *fn, ag_queue *q, ag_buffer *buf, size_t of
     return st;
   if (bytes == 0)
     return AG_OK;
+  ag__buffer_touch(buf, rq);
   const ag__backend *be = buf->dev->be;
   st = write ? be->mem_write(rq->bq, buf->mem, offset, host, bytes, blocking)
              : be->mem_read(rq->bq, buf->mem, offset, host, bytes, blocking);
@@ -108,6 +116,8 @@ ag_status ag_buffer_copy(ag_queue *q, ag_buffer *dst, size_t dst_offset, const a
     return st;
   if (bytes == 0)
     return AG_OK;
+  ag__buffer_touch(dst, rq);
+  ag__buffer_touch((ag_buffer *)src, rq);
   return ag__prefix(dst->dev->be->mem_copy(rq->bq, dst->mem, dst_offset, src->mem, src_offset, bytes), fn);
 }
 
@@ -133,6 +143,7 @@ ag_status ag_buffer_fill(ag_queue *q, ag_buffer *buf, size_t offset, const void 
     return st;
   if (bytes == 0)
     return AG_OK;
+  ag__buffer_touch(buf, rq);
   if (pattern_size <= 4)
     return ag__prefix(buf->dev->be->mem_fill(rq->bq, buf->mem, offset, pattern, pattern_size, bytes), fn);
 

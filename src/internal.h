@@ -9,6 +9,7 @@
 #include "../backends/backend.h"
 #include "builtin.h"
 #include "error.h"
+#include "pool.h"
 
 struct ag_device {
   const ag__backend *be;
@@ -17,12 +18,17 @@ struct ag_device {
   int index;                   /* position in enumeration order */
   pthread_mutex_t lock;        /* guards builtins */
   ag__builtin_slot builtins[AG__FAMILY_COUNT];
+  ag__pool pool;
 };
 
+/* A queue outlives its destruction while buffers still name it as their last queue: the
+   struct is freed when the last reference goes, the backend queue at ag_queue_destroy. */
 struct ag_queue {
   ag_device *dev;
-  ag__bqueue *bq;
+  ag__bqueue *bq;              /* NULL once destroyed */
   bool is_default;             /* a thread's default queue, owned by the library */
+  atomic_int refs;             /* the owner's, plus one per buffer whose last queue it is */
+  pthread_mutex_t lock;        /* orders destruction against another thread's event record */
 };
 
 struct ag_event {
@@ -33,7 +39,9 @@ struct ag_event {
 struct ag_buffer {
   ag_device *dev;
   ag__bmem *mem;
-  size_t size;
+  size_t size;                 /* as asked */
+  size_t capacity;             /* of the pool's block */
+  _Atomic(ag_queue *) last;    /* queue of the latest work on it, referenced; NULL for none */
 };
 
 struct ag_program {
@@ -58,6 +66,17 @@ const ag__core_services *ag__services(void);
 /* src/queue.c: @p q, or the calling thread's default queue of @p dev when q is NULL. Checks
    that q belongs to dev. @p fn names the public function for messages. */
 ag_status ag__queue_resolve(const char *fn, ag_queue *q, ag_device *dev, ag_queue **out);
+
+/* src/queue.c: queue references, and the "last queue" each buffer remembers so that later
+   reads and the pool can wait for the work enqueued on it. */
+void ag__queue_ref(ag_queue *q);
+void ag__queue_unref(ag_queue *q);
+void ag__buffer_touch(ag_buffer *b, ag_queue *q);
+/* The buffer's last queue, referenced (ag__queue_unref it), or NULL. */
+ag_queue *ag__buffer_last_queue(const ag_buffer *b);
+/* Records an event on the buffer's last queue, if it still exists, and forgets that queue:
+   *ev is NULL when there is nothing to wait for. */
+ag_status ag__buffer_retire(ag_buffer *b, ag__bevent **ev);
 
 /* src/cache.c: builds @p source for @p dev through the disk cache. */
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,

@@ -168,5 +168,10 @@ ag_status ag_kernel_launch(ag_queue *q, ag_kernel *k, const ag_range *range, siz
   ag_status st = ag__queue_resolve(fn, q, dev, &rq);
   if (st != AG_OK)
     return st;
-  return ag__launch_checked(fn, rq, dev, k->bk, k->max_work_group, range, nargs, kargs);
+  st = ag__launch_checked(fn, rq, dev, k->bk, k->max_work_group, range, nargs, kargs);
+  if (st == AG_OK)
+    for (size_t i = 0; i < nargs; i++)
+      if (args[i].kind == AG_ARG_BUFFER)
+        ag__buffer_touch((ag_buffer *)args[i].buffer, rq);
+  return st;
 }

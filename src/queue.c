@@ -15,16 +15,64 @@ static _Thread_local default_queues tls_defaults;
 static pthread_key_t defaults_key;
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
 
+void ag__queue_ref(ag_queue *q) { atomic_fetch_add(&q->refs, 1); }
+
+void ag__queue_unref(ag_queue *q) {
+  if (q != NULL && atomic_fetch_sub(&q->refs, 1) == 1) {
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+  }
+}
+
+/* Destroys the backend queue (waiting for its work) and drops the owner's reference; buffers
+   that still name the queue keep the struct until they move on. */
+static void queue_close(ag_queue *q) {
+  pthread_mutex_lock(&q->lock);
+  q->dev->be->queue_destroy(q->bq);
+  q->bq = NULL;
+  pthread_mutex_unlock(&q->lock);
+  ag__queue_unref(q);
+}
+
 static void defaults_free(void *p) {
   default_queues *d = p;
   for (int i = 0; i < d->n; i++)
-    if (d->q[i] != NULL) {
-      d->q[i]->dev->be->queue_destroy(d->q[i]->bq);
-      free(d->q[i]);
-    }
+    if (d->q[i] != NULL)
+      queue_close(d->q[i]);
   free(d->q);
   d->q = NULL;
   d->n = 0;
+}
+
+void ag__buffer_touch(ag_buffer *b, ag_queue *q) {
+  if (atomic_load_explicit(&b->last, memory_order_relaxed) == q)
+    return;
+  ag__queue_ref(q);
+  ag__queue_unref(atomic_exchange(&b->last, q));
+}
+
+ag_queue *ag__buffer_last_queue(const ag_buffer *b) {
+  /* The reference is taken under no lock: a concurrent touch could drop the queue between the
+     load and the ref. Buffers are used by one thread at a time when queues change hands,
+     which the API asks of any cross-queue use. */
+  ag_queue *q = atomic_load(&((ag_buffer *)b)->last);
+  if (q != NULL)
+    ag__queue_ref(q);
+  return q;
+}
+
+ag_status ag__buffer_retire(ag_buffer *b, ag__bevent **ev) {
+  *ev = NULL;
+  ag_queue *q = atomic_exchange(&b->last, NULL);
+  if (q == NULL)
+    return AG_OK;
+  ag_status st = AG_OK;
+  pthread_mutex_lock(&q->lock);
+  if (q->bq != NULL)
+    st = q->dev->be->event_record(q->bq, ev);
+  pthread_mutex_unlock(&q->lock);
+  ag__queue_unref(q);
+  return st;
 }
 
 static void defaults_key_init(void) { pthread_key_create(&defaults_key, defaults_free); }
@@ -40,6 +88,8 @@ static ag_status queue_new(ag_device *dev, bool is_default, ag_queue **out) {
   }
   q->dev = dev;
   q->is_default = is_default;
+  atomic_init(&q->refs, 1);
+  pthread_mutex_init(&q->lock, NULL);
   *out = q;
   return AG_OK;
 }
@@ -104,8 +154,7 @@ ag_status ag_device_finish(ag_device *dev) {
 void ag_queue_destroy(ag_queue *q) {
   if (q == NULL || q->is_default)
     return;
-  q->dev->be->queue_destroy(q->bq);
-  free(q);
+  queue_close(q);
 }
 
 ag_device *ag_queue_device(const ag_queue *q) { return q ? q->dev : NULL; }

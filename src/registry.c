@@ -197,6 +197,7 @@ static void registry_init(void) {
       dev->be = b->be;
       dev->index = reg.count;
       pthread_mutex_init(&dev->lock, NULL);
+      ag__pool_init(&dev->pool);
       st = b->be->device_open(k, &dev->bdev, &dev->info);
       if (st != AG_OK) {
         /* One broken device does not hide the others; it is logged and left out. */

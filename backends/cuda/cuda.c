@@ -392,6 +392,16 @@ static ag_status cu_event_wait(ag__bevent *ev) {
   return leave(cu_check("cuEventSynchronize", cuEventSynchronize(ev->ev)));
 }
 
+/* cuEventQuery answers CUDA_ERROR_NOT_READY while the work before the event runs. */
+static ag_status cu_event_query(ag__bevent *ev, bool *done) {
+  ag_status st = enter(ev->dev);
+  if (st != AG_OK)
+    return st;
+  CUresult e = cuEventQuery(ev->ev);
+  *done = e == CUDA_SUCCESS;
+  return leave(e == CUDA_SUCCESS || e == CUDA_ERROR_NOT_READY ? AG_OK : cu_check("cuEventQuery", e));
+}
+
 static ag_status cu_queue_wait_event(ag__bqueue *q, ag__bevent *ev) {
   ag_status st = enter(q->dev);
   if (st != AG_OK)
@@ -1050,6 +1060,7 @@ static const ag__backend cuda_backend = {
     .queue_finish = cu_queue_finish,
     .event_record = cu_event_record,
     .event_wait = cu_event_wait,
+    .event_query = cu_event_query,
     .queue_wait_event = cu_queue_wait_event,
     .event_elapsed_ms = cu_event_elapsed_ms,
     .event_destroy = cu_event_destroy,

@@ -132,6 +132,12 @@ static ag_status host_event_wait(ag__bevent *ev) {
   return AG_OK;
 }
 
+static ag_status host_event_query(ag__bevent *ev, bool *done) {
+  (void)ev;
+  *done = true;
+  return AG_OK;
+}
+
 static ag_status host_queue_wait_event(ag__bqueue *q, ag__bevent *ev) {
   (void)q;
   (void)ev;
@@ -360,6 +366,7 @@ static const ag__backend host_backend = {
     .queue_finish = host_queue_finish,
     .event_record = host_event_record,
     .event_wait = host_event_wait,
+    .event_query = host_event_query,
     .queue_wait_event = host_queue_wait_event,
     .event_elapsed_ms = host_event_elapsed_ms,
     .event_destroy = host_event_destroy,

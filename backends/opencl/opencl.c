@@ -274,6 +274,15 @@ static ag_status cl_event_wait(ag__bevent *ev) {
   return AG_OK;
 }
 
+static ag_status cl_event_query(ag__bevent *ev, bool *done) {
+  cl_int status = CL_QUEUED;
+  CL_TRY("clGetEventInfo", clGetEventInfo(ev->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
+  if (status < 0)
+    return core->error(AG_ERR_DEVICE, "clGetEventInfo: the command failed: %s (%d)", cl_name(status), (int)status);
+  *done = status == CL_COMPLETE;
+  return AG_OK;
+}
+
 static ag_status cl_queue_wait_event(ag__bqueue *q, ag__bevent *ev) {
   CL_TRY("clEnqueueBarrierWithWaitList", clEnqueueBarrierWithWaitList(q->q, 1, &ev->ev, NULL));
   return AG_OK;
@@ -542,6 +551,7 @@ static const ag__backend opencl_backend = {
     .queue_finish = cl_queue_finish,
     .event_record = cl_event_record,
     .event_wait = cl_event_wait,
+    .event_query = cl_event_query,
     .queue_wait_event = cl_queue_wait_event,
     .event_elapsed_ms = cl_event_elapsed_ms,
     .event_destroy = cl_event_destroy,

@@ -51,6 +51,29 @@ AG_API ag_status ag_buffer_copy(ag_queue *q, ag_buffer *dst, size_t dst_offset,
 AG_API ag_status ag_buffer_fill(ag_queue *q, ag_buffer *buf, size_t offset, const void *pattern,
                                 size_t pattern_size, size_t bytes);
 
+/* The memory pool. Each device keeps the memory of freed buffers for reuse by later
+   allocations of the same rounded size (512-byte steps below 1 MiB, eighths of a power of two
+   above), since device allocation is slow and synchronising. A block is reused only once the
+   work last enqueued on it has finished. ANYGPU_POOL=0 turns the pool off: freed memory goes
+   straight back to the driver. */
+
+/** Counters of a device's pool. */
+typedef struct ag_pool_stats {
+  size_t bytes_in_use;      /* held by live buffers (rounded sizes) */
+  size_t bytes_cached;      /* held by the pool for reuse */
+  size_t peak_bytes_in_use;
+  uint64_t allocations;     /* buffers handed out */
+  uint64_t reuses;          /* of which from the pool */
+  uint64_t trims;           /* ag_device_trim calls, and trims forced by a failed allocation */
+} ag_pool_stats;
+
+/** Gives the memory the pool holds for @p dev back to the driver, waiting for the work still
+    enqueued on it. Also frees what ag_fft plans and other caches keep. Thread-safe. */
+AG_API ag_status ag_device_trim(ag_device *dev);
+
+/** The counters of @p dev's pool. */
+AG_API ag_status ag_device_pool_stats(const ag_device *dev, ag_pool_stats *stats);
+
 /** Page-locked host memory for @p dev, for asynchronous copies at full speed. On the host
     backend it is ordinary aligned memory. Free it with ag_host_free(). */
 AG_API ag_status ag_host_alloc(ag_device *dev, size_t bytes, void **ptr);

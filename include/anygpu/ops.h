@@ -1,0 +1,147 @@
+/* anygpu/ops.h — the operation layer: elementwise math and reductions on ag_array.
+
+   Calling convention: ag_<op>(queue, inputs..., out). queue NULL means the calling thread's
+   default queue of the operands' device. out is an existing array of the result's shape and
+   dtype and may be one of the inputs (in place). Operations are asynchronous on the queue;
+   ag_array_to_host waits for them. All operands live on one device (AG_ERR_MISMATCH names
+   both otherwise). Empty arrays are valid: the operation succeeds doing nothing.
+
+   An operation on a dtype where it has no meaning (sqrt of an integer, minimum of complex
+   numbers) is AG_ERR_UNSUPPORTED naming the operation and the dtype; docs/operations.md lists
+   which dtypes each operation takes. Arithmetic follows C and IEEE 754: NaN and Inf propagate
+   (minimum and maximum propagate NaN, as numpy's do); integers wrap; integer division by zero
+   gives 0. */
+#ifndef ANYGPU_OPS_H
+#define ANYGPU_OPS_H
+
+#include "array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- elementwise, one input ------------------------------------------------------------- */
+
+typedef enum ag_unary_op {
+  AG_OP_NEG,    /* -x                          signed, float, complex */
+  AG_OP_ABS,    /* |x|; complex -> real out   all */
+  AG_OP_SQRT,   /*                             float, complex */
+  AG_OP_EXP,    /*                             float, complex */
+  AG_OP_LOG,    /* natural                     float, complex */
+  AG_OP_SIN,    /*                             float, complex */
+  AG_OP_COS,    /*                             float, complex */
+  AG_OP_SQUARE, /* x * x                       all */
+  AG_OP_SIGN,   /* -1, 0, 1; complex: x/|x|    all but unsigned */
+  AG_OP_CONJ,   /* complex conjugate           complex (real: a copy) */
+  AG_OP_REAL,   /* real part -> real out       complex (real: a copy) */
+  AG_OP_IMAG,   /* imaginary part -> real out  complex (real: zeros) */
+} ag_unary_op;
+
+/** out = op(x). out has x's shape, and x's dtype except where noted (abs, real and imag of a
+    complex array give the real dtype of the same precision: c64 -> f32, c128 -> f64). */
+AG_API ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out);
+
+AG_API ag_status ag_neg(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_abs(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_sqrt(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_exp(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_log(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_sin(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_cos(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_square(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_sign(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_conj(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_real(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out);
+
+/* ---- elementwise, two inputs ------------------------------------------------------------ */
+
+typedef enum ag_binary_op {
+  AG_OP_ADD,     /* all */
+  AG_OP_SUB,     /* all */
+  AG_OP_MUL,     /* all */
+  AG_OP_DIV,     /* all; integers truncate, and x / 0 is 0 */
+  AG_OP_POW,     /* float, complex */
+  AG_OP_MINIMUM, /* real dtypes; NaN if either is NaN */
+  AG_OP_MAXIMUM, /* real dtypes; NaN if either is NaN */
+} ag_binary_op;
+
+/** out = a op b. a, b and out have one dtype. Shapes: equal, or one operand's shape is the
+    trailing part of the other's (shape {3} with shape {2, 3}: a bias added to every row), and
+    out has the larger shape. */
+AG_API ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_array *b,
+                           ag_array *out);
+
+/** out = x op s (or s op x when @p scalar_first), s = re + i*im converted to x's dtype
+    (im must be 0 for real dtypes). */
+AG_API ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, double re,
+                                  double im, bool scalar_first, ag_array *out);
+
+AG_API ag_status ag_add(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_sub(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_mul(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_div(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_pow(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_minimum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_maximum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+
+/* x op s with a real scalar; the _r forms compute s op x (numpy's 2 - x, 1 / x, 2 ** x). */
+AG_API ag_status ag_add_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_sub_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_mul_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_div_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_pow_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_minimum_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_maximum_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_sub_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+AG_API ag_status ag_div_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+AG_API ag_status ag_pow_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+
+/* ---- fused and selection ---------------------------------------------------------------- */
+
+/** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is
+    ag_axpby(q, s, c, 1, b, a)). Float and complex dtypes; x, y and out of one shape. */
+AG_API ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta,
+                          const ag_array *y, ag_array *out);
+
+/** out = min(max(x, lo), hi), real dtypes; NaN stays NaN. lo > hi is invalid. */
+AG_API ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out);
+
+/** out = cond != 0 ? a : b. cond is a u8 array of out's shape; a and b have out's dtype and
+    shape. */
+AG_API ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a,
+                          const ag_array *b, ag_array *out);
+
+/** The l1 proximal operator: out = sign(v) * max(|v| - alpha, 0); for complex v,
+    v / |v| * max(|v| - alpha, 0). Float and complex dtypes; alpha >= 0. */
+AG_API ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_array *out);
+
+/* ---- reductions ------------------------------------------------------------------------- */
+
+/** Reduce over every element (out of shape {1}) ... */
+#define AG_AXIS_ALL (-1)
+
+/* ... or along one axis: out has x's shape without that axis ({1} when x is 1-D).
+   Result dtypes: sum, mean, dot: x's dtype for float and complex; for integer x, f32 or f64
+   (and for sum and dot also u32 for unsigned x, i32 for i32 x), accumulated exactly in 64
+   bits and converted once. min, max: x's dtype, real dtypes only. argmin, argmax: index of
+   the first extreme (NaN counts as extreme, as in numpy) into a u32 or i32 out, real dtypes.
+   nrm2: sqrt(sum |x|^2), scaled so no intermediate overflows, in the real dtype of x's
+   precision, float and complex. Float sums are compensated (Kahan) within each work-item
+   and combined pairwise, so a float32 sum of 2^24 values keeps about 1e-7 relative error. */
+AG_API ag_status ag_sum(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+AG_API ag_status ag_mean(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+AG_API ag_status ag_min(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+AG_API ag_status ag_max(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+AG_API ag_status ag_argmin(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+AG_API ag_status ag_argmax(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+/** sum(x * y) without conjugation (numpy.dot of vectors; numpy.vdot conjugates x). */
+AG_API ag_status ag_dot(ag_queue *q, const ag_array *x, const ag_array *y, int axis,
+                        ag_array *out);
+AG_API ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
