@@ -1,32 +1,140 @@
-/* kernels_shared/dialect.h - lets one kernel body compile as OpenCL C (kernels_cl/) and as
-   CUDA C (kernels_cu/): qualifiers, index helpers and fixed-width types under one spelling. */
+/* kernels_shared/dialect.h - lets one kernel body compile as OpenCL C (kernels_cl/), as CUDA C
+   (kernels_cu/) and as host C (backends/host/kernels/): qualifiers, indices, fixed-width and
+   complex types under one spelling. */
 #ifndef AG_KERNEL_DIALECT_H
 #define AG_KERNEL_DIALECT_H
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__)
+#define AG_DIALECT_CUDA 1
+#elif defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+#define AG_DIALECT_OPENCL 1
+#else
+#define AG_DIALECT_HOST 1
+#endif
+
+#if AG_DIALECT_CUDA
 typedef unsigned char ag_u8;
 typedef unsigned short ag_u16;
 typedef unsigned int ag_u32;
 typedef int ag_i32;
 typedef unsigned long long ag_u64;
 typedef long long ag_i64;
+typedef float ag_f32;
+typedef double ag_f64;
+typedef float2 ag_c64;
+typedef double2 ag_c128;
+#define AG_HAVE_F64 1
 #define AG_KERNEL extern "C" __global__
 #define AG_GLOBAL
+#define AG_LOCAL_MEM __shared__
 #define AG_INLINE static __device__ __forceinline__
 #define AG_GLOBAL_ID ((ag_u64)blockIdx.x * blockDim.x + threadIdx.x)
 #define AG_GLOBAL_SIZE ((ag_u64)gridDim.x * blockDim.x)
-#else
+#define AG_LOCAL_ID ((ag_u32)threadIdx.x)
+#define AG_LOCAL_SIZE ((ag_u32)blockDim.x)
+#define AG_GROUP_ID ((ag_u64)blockIdx.x)
+#define AG_NUM_GROUPS ((ag_u64)gridDim.x)
+#define AG_BARRIER() __syncthreads()
+#define AG_C64(re, im) make_float2((re), (im))
+#define AG_C128(re, im) make_double2((re), (im))
+
+#elif AG_DIALECT_OPENCL
+#if defined(cl_khr_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define AG_HAVE_F64 1
+#endif
 typedef uchar ag_u8;
 typedef ushort ag_u16;
 typedef uint ag_u32;
 typedef int ag_i32;
 typedef ulong ag_u64;
 typedef long ag_i64;
+typedef float ag_f32;
+typedef float2 ag_c64;
+#if AG_HAVE_F64
+typedef double ag_f64;
+typedef double2 ag_c128;
+#endif
 #define AG_KERNEL __kernel
 #define AG_GLOBAL __global
+#define AG_LOCAL_MEM __local
 #define AG_INLINE static inline
 #define AG_GLOBAL_ID ((ag_u64)get_global_id(0))
 #define AG_GLOBAL_SIZE ((ag_u64)get_global_size(0))
+#define AG_LOCAL_ID ((ag_u32)get_local_id(0))
+#define AG_LOCAL_SIZE ((ag_u32)get_local_size(0))
+#define AG_GROUP_ID ((ag_u64)get_group_id(0))
+#define AG_NUM_GROUPS ((ag_u64)get_num_groups(0))
+#define AG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define AG_C64(re, im) ((float2)((re), (im)))
+#define AG_C128(re, im) ((double2)((re), (im)))
+
+#else /* host C11 */
+#include <math.h>
+#include <stdint.h>
+typedef uint8_t ag_u8;
+typedef uint16_t ag_u16;
+typedef uint32_t ag_u32;
+typedef int32_t ag_i32;
+typedef uint64_t ag_u64;
+typedef int64_t ag_i64;
+typedef float ag_f32;
+typedef double ag_f64;
+typedef struct __attribute__((aligned(8))) ag_c64 {
+  float x, y;
+} ag_c64;
+typedef struct __attribute__((aligned(16))) ag_c128 {
+  double x, y;
+} ag_c128;
+#define AG_HAVE_F64 1
+#define AG_GLOBAL
+#define AG_INLINE static inline
+#define AG_C64(re, im) ((ag_c64){(re), (im)})
+#define AG_C128(re, im) ((ag_c128){(re), (im)})
 #endif
+
+/* Real math on one spelling: OpenCL C and CUDA C++ overload sqrt, exp... on float and double;
+   host C gets the float forms by name. */
+#if AG_DIALECT_HOST
+#define AG_SQRT_f32 sqrtf
+#define AG_EXP_f32 expf
+#define AG_LOG_f32 logf
+#define AG_SIN_f32 sinf
+#define AG_COS_f32 cosf
+#define AG_POW_f32 powf
+#define AG_FABS_f32 fabsf
+#define AG_HYPOT_f32 hypotf
+#define AG_ATAN2_f32 atan2f
+#define AG_SINH_f32 sinhf
+#define AG_COSH_f32 coshf
+#else
+#define AG_SQRT_f32 sqrt
+#define AG_EXP_f32 exp
+#define AG_LOG_f32 log
+#define AG_SIN_f32 sin
+#define AG_COS_f32 cos
+#define AG_POW_f32 pow
+#define AG_FABS_f32 fabs
+#define AG_HYPOT_f32 hypot
+#define AG_ATAN2_f32 atan2
+#define AG_SINH_f32 sinh
+#define AG_COSH_f32 cosh
+#endif
+#define AG_SQRT_f64 sqrt
+#define AG_EXP_f64 exp
+#define AG_LOG_f64 log
+#define AG_SIN_f64 sin
+#define AG_COS_f64 cos
+#define AG_POW_f64 pow
+#define AG_FABS_f64 fabs
+#define AG_HYPOT_f64 hypot
+#define AG_ATAN2_f64 atan2
+#define AG_SINH_f64 sinh
+#define AG_COSH_f64 cosh
+
+#define AG_CAT2_(a, b) a##b
+#define AG_CAT2(a, b) AG_CAT2_(a, b)
+#define AG_CAT3_(a, b, c) a##b##c
+#define AG_CAT3(a, b, c) AG_CAT3_(a, b, c)
 
 #endif

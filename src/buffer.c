@@ -85,6 +85,30 @@ ag_status ag_buffer_read(ag_queue *q, const ag_buffer *src, size_t offset, void 
   return transfer("ag_buffer_read", q, (ag_buffer *)src, offset, dst, bytes, false, true);
 }
 
+ag_status ag__buffer_read_after_last(ag_buffer *b, size_t offset, void *dst, size_t bytes) {
+  ag_queue *q = ag__buffer_last_queue(b);
+  if (q != NULL) {
+    /* The queue may belong to another thread; its lock keeps it from being destroyed during
+       the read, and backends accept work on one queue from several threads. */
+    ag_status st = AG_OK;
+    bool done = false;
+    pthread_mutex_lock(&q->lock);
+    if (q->bq != NULL) {
+      st = b->dev->be->mem_read(q->bq, b->mem, offset, dst, bytes, true);
+      done = true;
+    }
+    pthread_mutex_unlock(&q->lock);
+    ag__queue_unref(q);
+    if (done)
+      return st;
+  }
+  ag_queue *dq;
+  ag_status st = ag__queue_resolve("ag_array_to_host", NULL, b->dev, &dq);
+  if (st != AG_OK)
+    return st;
+  return b->dev->be->mem_read(dq->bq, b->mem, offset, dst, bytes, true);
+}
+
 ag_status ag_buffer_write_async(ag_queue *q, ag_buffer *dst, size_t offset, const void *src,
                                 size_t bytes) {
   return transfer("ag_buffer_write_async", q, dst, offset, (void *)src, bytes, true, false);
@@ -148,7 +172,7 @@ ag_status ag_buffer_fill(ag_queue *q, ag_buffer *buf, size_t offset, const void 
     return ag__prefix(buf->dev->be->mem_fill(rq->bq, buf->mem, offset, pattern, pattern_size, bytes), fn);
 
   const ag__builtin_kernel *k;
-  if ((st = ag__builtin_kernel_get(buf->dev, AG__FAMILY_fill, "ag_fill_words", &k)) != AG_OK)
+  if ((st = ag__builtin_kernel_get(buf->dev, AG__FAMILY_fill, 0, "ag_fill_words", &k)) != AG_OK)
     return ag__prefix(st, fn);
   /* The kernel writes 32-bit words: the pattern as up to 32 words, repeated. */
   struct {

@@ -1,67 +1,134 @@
-/* src/builtin.c — the built-in kernels of each device, built on first use and kept. */
+/* src/builtin.c - the built-in kernels of each device, built on first use and kept. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-static const char *family_names[] = {
-#define AG__FAMILY_NAME(name) #name,
-    AG__FAMILY_MAP(AG__FAMILY_NAME)
-#undef AG__FAMILY_NAME
+static const struct {
+  const char *name;
+  bool per_dtype;
+} families[] = {
+#define AG__FAMILY_INFO(name, per_dtype) {#name, per_dtype},
+    AG__FAMILY_MAP(AG__FAMILY_INFO)
+#undef AG__FAMILY_INFO
 };
 
-static ag_status build_family(ag_device *dev, ag__family family, ag__builtin_slot *slot) {
+static ag_status build_family(ag_device *dev, ag__family family, int variant, ag__builtin_slot *slot) {
   ag__builtin_src src;
   memset(&src, 0, sizeof src);
-  ag_status st = dev->be->builtin_find(family_names[family], &src);
+  ag_status st = dev->be->builtin_find(families[family].name, &src);
   if (st != AG_OK)
     return st;
-  if (src.source != NULL)
-    return ag__program_build_cached(dev, NULL, src.source, src.options ? src.options : "", &slot->bp);
+  if (src.source != NULL) {
+    char options[512];
+    snprintf(options, sizeof options, "%s -DAG_TC=%d", src.options ? src.options : "", variant);
+    return ag__program_build_cached(dev, NULL, src.source, options, &slot->bp);
+  }
   if (src.binary != NULL)
     return dev->be->program_load(dev->bdev, src.binary, src.binary_size, &slot->bp);
   ag_program_desc desc = {.host_kernels = src.host_kernels, .host_kernel_count = src.host_kernel_count};
   return dev->be->program_build(dev->bdev, &desc, "", "", &slot->bp, NULL);
 }
 
-ag_status ag__builtin_kernel_get(ag_device *dev, ag__family family, const char *name,
+static uint64_t hash(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+/* The table slot holding @p name, or the empty one where it would go. */
+static ag__builtin_kernel **find(ag__builtin_slot *slot, const char *name) {
+  size_t mask = slot->capacity - 1;
+  for (size_t i = hash(name) & mask;; i = (i + 1) & mask)
+    if (slot->table[i] == NULL || strcmp(slot->table[i]->name, name) == 0)
+      return &slot->table[i];
+}
+
+static bool grow(ag__builtin_slot *slot) {
+  size_t cap = slot->capacity ? slot->capacity * 2 : 256;
+  ag__builtin_kernel **old = slot->table;
+  size_t oldcap = slot->capacity;
+  slot->table = calloc(cap, sizeof *slot->table);
+  if (slot->table == NULL) {
+    slot->table = old;
+    return false;
+  }
+  slot->capacity = cap;
+  for (size_t i = 0; i < oldcap; i++)
+    if (old[i] != NULL)
+      *find(slot, old[i]->name) = old[i];
+  free(old);
+  return true;
+}
+
+ag_status ag__builtin_kernel_get(ag_device *dev, ag__family family, int variant, const char *name,
                                  const ag__builtin_kernel **out) {
-  ag__builtin_slot *slot = &dev->builtins[family];
+  /* Families built once keep their one program in the first slot. For a precompiled or host
+     backend every family is built once: the binary holds all dtypes. */
+  ag__builtin_slot *slot = &dev->builtins[family][families[family].per_dtype ? variant : 0];
   ag_status st = AG_OK;
   pthread_mutex_lock(&dev->lock);
+  if (!slot->tried && families[family].per_dtype && dev->be->dialect != AG__DIALECT_OPENCL) {
+    ag__builtin_slot *first = &dev->builtins[family][0];
+    if (first != slot) {
+      /* Share variant 0's program: a fatbin or the host table has every dtype. */
+      if (!first->tried) {
+        first->tried = true;
+        first->status = build_family(dev, family, 0, first);
+        if (first->status != AG_OK)
+          first->message = strdup(ag_last_error());
+      }
+      slot = first;
+    }
+  }
   if (!slot->tried) {
     slot->tried = true;
-    slot->status = build_family(dev, family, slot);
+    slot->status = build_family(dev, family, variant, slot);
     if (slot->status != AG_OK)
       slot->message = strdup(ag_last_error());
   }
   if (slot->status != AG_OK) {
-    st = ag__error(slot->status, "built-in kernels \"%s\" on %s: %s", family_names[family], dev->info.spec,
+    st = ag__error(slot->status, "built-in kernels \"%s\" on %s: %s", families[family].name, dev->info.spec,
                    slot->message ? slot->message : "");
     goto done;
   }
-  for (size_t i = 0; i < slot->nkernels; i++)
-    if (strcmp(slot->kernels[i].name, name) == 0) {
-      *out = &slot->kernels[i];
-      goto done;
-    }
-  /* Kernels are appended, never moved: the array is allocated once per family with room for
-     every kernel looked up, so pointers handed out stay valid. */
-  if (slot->kernels == NULL && (slot->kernels = calloc(256, sizeof *slot->kernels)) == NULL) {
+  if (slot->capacity == 0 && !grow(slot)) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for built-in kernels");
     goto done;
   }
-  if (slot->nkernels == 256) {
-    st = ag__error(AG_ERR_UNSUPPORTED, "built-in family \"%s\" has more than 256 kernels", family_names[family]);
+  ag__builtin_kernel **at = find(slot, name);
+  if (*at != NULL) {
+    *out = *at;
     goto done;
   }
-  ag__builtin_kernel *k = &slot->kernels[slot->nkernels];
-  st = dev->be->kernel_create(slot->bp, name, &k->bk);
-  if (st != AG_OK)
+  ag__builtin_kernel *k = calloc(1, sizeof *k);
+  if (k == NULL || (k->name = strdup(name)) == NULL) {
+    free(k);
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for built-in kernels");
     goto done;
-  k->name = name;
+  }
+  st = dev->be->kernel_create(slot->bp, name, &k->bk);
+  if (st != AG_OK) {
+    free(k->name);
+    free(k);
+    goto done;
+  }
   k->max_work_group = dev->be->kernel_max_work_group(k->bk);
-  slot->nkernels++;
+  /* Keep the table at most half full, so probes stay short (and never full, so they end). */
+  if (2 * (slot->count + 1) > slot->capacity) {
+    if (!grow(slot) && slot->count + 2 >= slot->capacity) {
+      dev->be->kernel_release(k->bk);
+      free(k->name);
+      free(k);
+      st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for built-in kernels");
+      goto done;
+    }
+    at = find(slot, name);
+  }
+  *at = k;
+  slot->count++;
   *out = k;
 done:
   pthread_mutex_unlock(&dev->lock);

@@ -17,7 +17,7 @@ struct ag_device {
   ag_device_info info;
   int index;                   /* position in enumeration order */
   pthread_mutex_t lock;        /* guards builtins */
-  ag__builtin_slot builtins[AG__FAMILY_COUNT];
+  ag__builtin_slot builtins[AG__FAMILY_COUNT][AG__VARIANTS];
   ag__pool pool;
 };
 
@@ -77,6 +77,10 @@ ag_queue *ag__buffer_last_queue(const ag_buffer *b);
 /* Records an event on the buffer's last queue, if it still exists, and forgets that queue:
    *ev is NULL when there is nothing to wait for. */
 ag_status ag__buffer_retire(ag_buffer *b, ag__bevent **ev);
+
+/* src/buffer.c: a blocking read ordered after the work last enqueued on @p b, whichever queue
+   that was (the calling thread's default queue when none). */
+ag_status ag__buffer_read_after_last(ag_buffer *b, size_t offset, void *dst, size_t bytes);
 
 /* src/cache.c: builds @p source for @p dev through the disk cache. */
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,

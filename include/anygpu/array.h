@@ -85,10 +85,11 @@ AG_API ag_status ag_array_reshape(const ag_array *a, int ndim, const size_t *sha
     @return AG_ERR_OUT_OF_RANGE when i is not below the first dimension. */
 AG_API ag_status ag_array_index(const ag_array *a, size_t i, ag_array **view);
 
-/** Every element of @p a becomes @p value, converted as ag_astype converts (for complex
-    dtypes the real part is value and the imaginary part 0). */
+/** Every element of @p a becomes @p value (for complex dtypes: value + 0i). For integer
+    dtypes the value must be an integer in the dtype's range, else AG_ERR_INVALID_ARGUMENT:
+    a scalar is never silently wrapped or rounded into an integer array. */
 AG_API ag_status ag_fill(ag_queue *q, ag_array *a, double value);
-/** For complex dtypes: every element becomes re + i*im. */
+/** Every element becomes re + i*im; im must be 0 for real dtypes. */
 AG_API ag_status ag_fill_complex(ag_queue *q, ag_array *a, double re, double im);
 
 /** Converts @p x into @p out's dtype, element by element. Integer to float and float to

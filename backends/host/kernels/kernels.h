@@ -14,5 +14,6 @@ typedef struct ag__host_family {
 extern const ag__host_family *const ag__host_families[];
 
 extern const ag__host_family ag__host_family_fill;
+extern const ag__host_family ag__host_family_elementwise;
 
 #endif

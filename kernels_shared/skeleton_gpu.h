@@ -1,0 +1,122 @@
+/* kernels_shared/skeleton_gpu.h - turns the AG_DEF_* lists of the shared kernel headers into
+   OpenCL C or CUDA C kernels. Elementwise kernels take element offsets (arrays may be views
+   into a buffer), the element count n, and chunk: each work-item handles chunk consecutive
+   elements, then steps by the whole launch (a grid-stride loop). GPUs run chunk 1, so
+   neighbouring work-items touch neighbouring elements; CPU devices run long chunks, so each
+   work-item streams through its own stretch of memory. */
+#ifndef AG_KERNEL_SKELETON_GPU_H
+#define AG_KERNEL_SKELETON_GPU_H
+
+#include "dialect.h"
+
+#define AG_EW_LOOP(BODY)                                                                        \
+  for (ag_u64 base_ = AG_GLOBAL_ID * chunk; base_ < n; base_ += AG_GLOBAL_SIZE * chunk) {       \
+    ag_u64 end_ = n - base_ < chunk ? n : base_ + chunk;                                        \
+    for (ag_u64 i = base_; i < end_; i++) {                                                      \
+      BODY;                                                                                     \
+    }                                                                                           \
+  }
+
+
+#define AG_DEF_UNARY(K, TI, TO, FN)                                                             \
+  AG_KERNEL void K(AG_GLOBAL const TI *x, ag_u64 xoff, AG_GLOBAL TO *out, ag_u64 ooff, ag_u64 n, \
+                   ag_u64 chunk) {                                                              \
+    x += xoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(x[i]))                                                               \
+  }
+
+#define AG_DEF_BINARY(K, T_, FN)                                                                \
+  AG_KERNEL void K(AG_GLOBAL const T_ *a, ag_u64 aoff, AG_GLOBAL const T_ *b, ag_u64 boff,      \
+                   AG_GLOBAL T_ *out, ag_u64 ooff, ag_u64 n, ag_u64 chunk) {                    \
+    a += aoff;                                                                                  \
+    b += boff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(a[i], b[i]))                                                         \
+  }
+
+/* b (or a) has m elements and repeats along the other's leading axes: element i pairs with
+   element i % m, tracked incrementally so there is one division per stretch. */
+#define AG_EW_LOOP_BCAST(BODY)                                                                  \
+  for (ag_u64 base_ = AG_GLOBAL_ID * chunk; base_ < n; base_ += AG_GLOBAL_SIZE * chunk) {       \
+    ag_u64 end_ = n - base_ < chunk ? n : base_ + chunk;                                        \
+    ag_u64 j = base_ % m;                                                                       \
+    for (ag_u64 i = base_; i < end_; i++) {                                                      \
+      BODY;                                                                                     \
+      if (++j == m)                                                                             \
+        j = 0;                                                                                  \
+    }                                                                                           \
+  }
+
+#define AG_DEF_BINARY_BCAST_B(K, T_, FN)                                                        \
+  AG_KERNEL void K(AG_GLOBAL const T_ *a, ag_u64 aoff, AG_GLOBAL const T_ *b, ag_u64 boff,      \
+                   ag_u64 m, AG_GLOBAL T_ *out, ag_u64 ooff, ag_u64 n, ag_u64 chunk) {          \
+    a += aoff;                                                                                  \
+    b += boff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP_BCAST(out[i] = FN(a[i], b[j]))                                                   \
+  }
+
+#define AG_DEF_BINARY_BCAST_A(K, T_, FN)                                                        \
+  AG_KERNEL void K(AG_GLOBAL const T_ *a, ag_u64 aoff, AG_GLOBAL const T_ *b, ag_u64 boff,      \
+                   ag_u64 m, AG_GLOBAL T_ *out, ag_u64 ooff, ag_u64 n, ag_u64 chunk) {          \
+    a += aoff;                                                                                  \
+    b += boff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP_BCAST(out[i] = FN(a[j], b[i]))                                                   \
+  }
+
+#define AG_DEF_BINARY_SCALAR(K, T_, FN)                                                         \
+  AG_KERNEL void K(AG_GLOBAL const T_ *x, ag_u64 xoff, T_ s, AG_GLOBAL T_ *out, ag_u64 ooff,    \
+                   ag_u64 n, ag_u64 chunk) {                                                    \
+    x += xoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(x[i], s))                                                            \
+  }
+
+#define AG_DEF_BINARY_RSCALAR(K, T_, FN)                                                        \
+  AG_KERNEL void K(AG_GLOBAL const T_ *x, ag_u64 xoff, T_ s, AG_GLOBAL T_ *out, ag_u64 ooff,    \
+                   ag_u64 n, ag_u64 chunk) {                                                    \
+    x += xoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(s, x[i]))                                                            \
+  }
+
+#define AG_DEF_AXPBY(K, T_, R_, FN)                                                             \
+  AG_KERNEL void K(AG_GLOBAL const T_ *x, ag_u64 xoff, R_ alpha, AG_GLOBAL const T_ *y,         \
+                   ag_u64 yoff, R_ beta, AG_GLOBAL T_ *out, ag_u64 ooff, ag_u64 n,              \
+                   ag_u64 chunk) {                                                              \
+    x += xoff;                                                                                  \
+    y += yoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(x[i], y[i], alpha, beta))                                            \
+  }
+
+#define AG_DEF_SOFT(K, T_, R_, FN)                                                              \
+  AG_KERNEL void K(AG_GLOBAL const T_ *x, ag_u64 xoff, R_ alpha, AG_GLOBAL T_ *out, ag_u64 ooff, \
+                   ag_u64 n, ag_u64 chunk) {                                                    \
+    x += xoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(x[i], alpha))                                                        \
+  }
+
+#define AG_DEF_CLAMP(K, T_, FN)                                                                 \
+  AG_KERNEL void K(AG_GLOBAL const T_ *x, ag_u64 xoff, T_ lo, T_ hi, AG_GLOBAL T_ *out,         \
+                   ag_u64 ooff, ag_u64 n, ag_u64 chunk) {                                       \
+    x += xoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(x[i], lo, hi))                                                       \
+  }
+
+#define AG_DEF_WHERE(K, T_, FN)                                                                 \
+  AG_KERNEL void K(AG_GLOBAL const ag_u8 *c, ag_u64 coff, AG_GLOBAL const T_ *a, ag_u64 aoff,   \
+                   AG_GLOBAL const T_ *b, ag_u64 boff, AG_GLOBAL T_ *out, ag_u64 ooff,          \
+                   ag_u64 n, ag_u64 chunk) {                                                    \
+    c += coff;                                                                                  \
+    a += aoff;                                                                                  \
+    b += boff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = FN(c[i], a[i], b[i]))                                                   \
+  }
+
+#endif

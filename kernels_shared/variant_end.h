@@ -1,0 +1,14 @@
+/* kernels_shared/variant_end.h - undoes variant.h. */
+#undef T
+#undef R
+#undef AG_SFX
+#undef AG_RSFX
+#undef AG_UINT
+#undef AG_SINT
+#undef AG_FLOAT
+#undef AG_CPLX
+#undef AG_NEEDS_F64
+#undef AG_INT
+#undef AG_REAL
+#undef AG_E
+#undef AG_KN

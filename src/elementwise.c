@@ -1,0 +1,341 @@
+/* src/elementwise.c - the elementwise operations: table-driven checks, then one launch of the
+   built-in kernel ag_<op>_<dtype> of the "elementwise" family. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "array.h"
+
+#define DT(t) (1u << (t))
+#define UINTS (DT(AG_U8) | DT(AG_U16) | DT(AG_U32))
+#define INTS (UINTS | DT(AG_I32))
+#define FLOATS (DT(AG_F32) | DT(AG_F64))
+#define CPLX (DT(AG_C64) | DT(AG_C128))
+#define REALS (INTS | FLOATS)
+#define ALL (REALS | CPLX)
+
+/* Which dtypes an operation takes, in words for messages. */
+static const char *dtypes_text(unsigned mask) {
+  switch (mask) {
+  case ALL:
+    return "every dtype";
+  case FLOATS | CPLX:
+    return "f32, f64, c64 and c128";
+  case REALS:
+    return "the real dtypes (u8, u16, u32, i32, f32, f64)";
+  case ALL & ~UINTS:
+    return "i32, f32, f64, c64 and c128";
+  }
+  return "other dtypes";
+}
+
+static ag_status check_dtype(const char *fn, const char *name, const ag_array *a, unsigned mask) {
+  if (!(mask & DT(a->dtype)))
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which %s does not take (it takes %s)", fn, name,
+                     ag_dtype_name(a->dtype), fn, dtypes_text(mask));
+  return ag__check_fp64(fn, a->dev, a->dtype);
+}
+
+/* ---- one input ---- */
+
+static const struct {
+  const char *fn, *kernel;
+  unsigned dtypes;
+  bool complex_to_real; /* out is real for complex x */
+} unary_ops[] = {
+    [AG_OP_NEG] = {"ag_neg", "neg", ALL & ~UINTS, false},
+    [AG_OP_ABS] = {"ag_abs", "abs", ALL, true},
+    [AG_OP_SQRT] = {"ag_sqrt", "sqrt", FLOATS | CPLX, false},
+    [AG_OP_EXP] = {"ag_exp", "exp", FLOATS | CPLX, false},
+    [AG_OP_LOG] = {"ag_log", "log", FLOATS | CPLX, false},
+    [AG_OP_SIN] = {"ag_sin", "sin", FLOATS | CPLX, false},
+    [AG_OP_COS] = {"ag_cos", "cos", FLOATS | CPLX, false},
+    [AG_OP_SQUARE] = {"ag_square", "square", ALL, false},
+    [AG_OP_SIGN] = {"ag_sign", "sign", ALL & ~UINTS, false},
+    [AG_OP_CONJ] = {"ag_conj", "conj", ALL, false},
+    [AG_OP_REAL] = {"ag_real", "real", ALL, true},
+    [AG_OP_IMAG] = {"ag_imag", "imag", ALL, true},
+};
+
+/* x and out present, on one device, out of the expected dtype and x's shape. */
+static ag_status check_pair(const char *fn, const ag_array *x, const ag_array *out, ag_dtype out_dtype) {
+  ag_status st;
+  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
+    return st;
+  if (out->dtype != out_dtype)
+    return ag__error(AG_ERR_MISMATCH, "%s: out is %s but the result of x (%s) is %s", fn, ag_dtype_name(out->dtype),
+                     ag_dtype_name(x->dtype), ag_dtype_name(out_dtype));
+  return ag__check_same_shape(fn, "x", x, "out", out);
+}
+
+static void kernel_name(char *out, size_t size, const char *op, ag_dtype t, const char *form) {
+  snprintf(out, size, "ag_%s_%s%s", op, ag_dtype_name(t), form);
+}
+
+ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out) {
+  if ((unsigned)op >= sizeof unary_ops / sizeof unary_ops[0])
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_unary: op is %d, not an ag_unary_op", (int)op);
+  const char *fn = unary_ops[op].fn;
+  ag_status st = ag__check_array(fn, "x", x);
+  if (st != AG_OK || (st = check_dtype(fn, "x", x, unary_ops[op].dtypes)) != AG_OK)
+    return st;
+  ag_dtype out_dtype = unary_ops[op].complex_to_real ? ag__dtype_real(x->dtype) : x->dtype;
+  if ((st = check_pair(fn, x, out, out_dtype)) != AG_OK || x->size == 0)
+    return st;
+  char name[64];
+  kernel_name(name, sizeof name, unary_ops[op].kernel, x->dtype, "");
+  ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 2, args);
+}
+
+#define UNARY(fname, OP)                                                                        \
+  ag_status fname(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, OP, x, out); }
+UNARY(ag_neg, AG_OP_NEG)
+UNARY(ag_abs, AG_OP_ABS)
+UNARY(ag_sqrt, AG_OP_SQRT)
+UNARY(ag_exp, AG_OP_EXP)
+UNARY(ag_log, AG_OP_LOG)
+UNARY(ag_sin, AG_OP_SIN)
+UNARY(ag_cos, AG_OP_COS)
+UNARY(ag_square, AG_OP_SQUARE)
+UNARY(ag_sign, AG_OP_SIGN)
+UNARY(ag_conj, AG_OP_CONJ)
+UNARY(ag_real, AG_OP_REAL)
+UNARY(ag_imag, AG_OP_IMAG)
+#undef UNARY
+
+/* ---- two inputs ---- */
+
+static const struct {
+  const char *fn, *kernel;
+  unsigned dtypes;
+} binary_ops[] = {
+    [AG_OP_ADD] = {"ag_add", "add", ALL},
+    [AG_OP_SUB] = {"ag_sub", "sub", ALL},
+    [AG_OP_MUL] = {"ag_mul", "mul", ALL},
+    [AG_OP_DIV] = {"ag_div", "div", ALL},
+    [AG_OP_POW] = {"ag_pow", "pow", FLOATS | CPLX},
+    [AG_OP_MINIMUM] = {"ag_minimum", "minimum", REALS},
+    [AG_OP_MAXIMUM] = {"ag_maximum", "maximum", REALS},
+};
+
+/* Whether @p small's shape is the trailing part of @p big's. */
+static bool trailing(const ag_array *small, const ag_array *big) {
+  if (small->ndim > big->ndim)
+    return false;
+  for (int d = 0; d < small->ndim; d++)
+    if (small->shape[d] != big->shape[big->ndim - small->ndim + d])
+      return false;
+  return true;
+}
+
+ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_array *b, ag_array *out) {
+  if ((unsigned)op >= sizeof binary_ops / sizeof binary_ops[0])
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_binary: op is %d, not an ag_binary_op", (int)op);
+  const char *fn = binary_ops[op].fn;
+  ag_status st;
+  if ((st = ag__check_array(fn, "a", a)) != AG_OK || (st = ag__check_array(fn, "b", b)) != AG_OK ||
+      (st = ag__check_array(fn, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
+      (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, "a", a, "b", b)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
+      (st = check_dtype(fn, "a", a, binary_ops[op].dtypes)) != AG_OK)
+    return st;
+  /* Equal shapes, or one operand repeated over the other's leading axes. */
+  const char *form = "";
+  const ag_array *big = a;
+  if ((st = ag__check_same_shape(fn, "a", a, "b", b)) != AG_OK) {
+    if (trailing(b, a)) {
+      form = "_bb";
+    } else if (trailing(a, b)) {
+      form = "_ba";
+      big = b;
+    } else {
+      return ag__error(AG_ERR_MISMATCH, "%s: %s, and neither is the trailing part of the other's shape",
+                       fn, ag_last_error() + strlen(fn) + 2);
+    }
+  }
+  if ((st = ag__check_same_shape(fn, big == a ? "a" : "b", big, "out", out)) != AG_OK || out->size == 0)
+    return st;
+  char name[64];
+  kernel_name(name, sizeof name, binary_ops[op].kernel, a->dtype, form);
+  int v = (int)a->dtype;
+  if (*form == '\0') {
+    ag__op_arg args[] = {AG__OP_ARRAY(a), AG__OP_ARRAY(b), AG__OP_ARRAY(out)};
+    return ag__launch_elementwise(fn, q, a->dev, AG__FAMILY_elementwise, v, name, out->size, 3, args);
+  }
+  uint64_t m = big == a ? b->size : a->size;
+  ag__op_arg args[] = {AG__OP_ARRAY(a), AG__OP_ARRAY(b), AG__OP_VALUE(m), AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, a->dev, AG__FAMILY_elementwise, v, name, out->size, 4, args);
+}
+
+ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, double re, double im,
+                           bool scalar_first, ag_array *out) {
+  if ((unsigned)op >= sizeof binary_ops / sizeof binary_ops[0])
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_binary_scalar: op is %d, not an ag_binary_op", (int)op);
+  const char *fn = binary_ops[op].fn;
+  ag_status st = ag__check_array(fn, "x", x);
+  if (st != AG_OK || (st = check_dtype(fn, "x", x, binary_ops[op].dtypes)) != AG_OK ||
+      (st = check_pair(fn, x, out, x->dtype)) != AG_OK)
+    return st;
+  unsigned char s[16];
+  if ((st = ag__scalar_to(fn, "the scalar", re, im, x->dtype, s)) != AG_OK || x->size == 0)
+    return st;
+  char name[64];
+  kernel_name(name, sizeof name, binary_ops[op].kernel, x->dtype, scalar_first ? "_rs" : "_s");
+  ag__op_arg args[] = {AG__OP_ARRAY(x), {.value = s, .size = ag_dtype_size(x->dtype)}, AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 3, args);
+}
+
+#define BINARY(fname, OP)                                                                       \
+  ag_status fname(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {           \
+    return ag_binary(q, OP, a, b, out);                                                         \
+  }                                                                                             \
+  ag_status fname##_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {           \
+    return ag_binary_scalar(q, OP, x, s, 0, false, out);                                        \
+  }
+BINARY(ag_add, AG_OP_ADD)
+BINARY(ag_sub, AG_OP_SUB)
+BINARY(ag_mul, AG_OP_MUL)
+BINARY(ag_div, AG_OP_DIV)
+BINARY(ag_pow, AG_OP_POW)
+BINARY(ag_minimum, AG_OP_MINIMUM)
+BINARY(ag_maximum, AG_OP_MAXIMUM)
+#undef BINARY
+
+ag_status ag_sub_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return ag_binary_scalar(q, AG_OP_SUB, x, s, 0, true, out);
+}
+ag_status ag_div_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return ag_binary_scalar(q, AG_OP_DIV, x, s, 0, true, out);
+}
+ag_status ag_pow_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return ag_binary_scalar(q, AG_OP_POW, x, s, 0, true, out);
+}
+
+/* ---- fused and selection ---- */
+
+/* A real parameter in the real type of @p t's precision. */
+static size_t real_param(ag_dtype t, double v, unsigned char out[8]) {
+  if (ag__dtype_real(t) == AG_F64) {
+    memcpy(out, &v, 8);
+    return 8;
+  }
+  float f = (float)v;
+  memcpy(out, &f, 4);
+  return 4;
+}
+
+ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta, const ag_array *y, ag_array *out) {
+  static const char fn[] = "ag_axpby";
+  ag_status st;
+  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "y", y)) != AG_OK ||
+      (st = check_dtype(fn, "x", x, FLOATS | CPLX)) != AG_OK ||
+      (st = ag__check_same_device(fn, "x", x, "y", y)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, "x", x, "y", y)) != AG_OK ||
+      (st = ag__check_same_shape(fn, "x", x, "y", y)) != AG_OK || (st = check_pair(fn, x, out, x->dtype)) != AG_OK)
+    return st;
+  if (x->size == 0)
+    return AG_OK;
+  unsigned char pa[8], pb[8];
+  size_t rs = real_param(x->dtype, alpha, pa);
+  real_param(x->dtype, beta, pb);
+  char name[64];
+  kernel_name(name, sizeof name, "axpby", x->dtype, "");
+  ag__op_arg args[] = {AG__OP_ARRAY(x), {.value = pa, .size = rs}, AG__OP_ARRAY(y), {.value = pb, .size = rs},
+                       AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 5, args);
+}
+
+ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_array *out) {
+  static const char fn[] = "ag_soft_threshold";
+  ag_status st;
+  if ((st = ag__check_array(fn, "v", v)) != AG_OK || (st = check_dtype(fn, "v", v, FLOATS | CPLX)) != AG_OK)
+    return st;
+  if (!(alpha >= 0))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: alpha is %g; it must be 0 or more", fn, alpha);
+  if ((st = check_pair(fn, v, out, v->dtype)) != AG_OK || v->size == 0)
+    return st;
+  unsigned char pa[8];
+  size_t rs = real_param(v->dtype, alpha, pa);
+  char name[64];
+  kernel_name(name, sizeof name, "soft_threshold", v->dtype, "");
+  ag__op_arg args[] = {AG__OP_ARRAY(v), {.value = pa, .size = rs}, AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, v->dev, AG__FAMILY_elementwise, (int)v->dtype, name, v->size, 3, args);
+}
+
+ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out) {
+  static const char fn[] = "ag_clamp";
+  ag_status st;
+  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = check_dtype(fn, "x", x, REALS)) != AG_OK)
+    return st;
+  if (!(lo <= hi))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lo = %g and hi = %g: lo must not exceed hi", fn, lo, hi);
+  if ((st = check_pair(fn, x, out, x->dtype)) != AG_OK)
+    return st;
+  /* Integer bounds: the integers inside [lo, hi], within the dtype's range. */
+  if (ag__dtype_is_int(x->dtype)) {
+    double tmin = x->dtype == AG_I32 ? -2147483648.0 : 0;
+    double tmax = x->dtype == AG_U8 ? 255 : x->dtype == AG_U16 ? 65535 : x->dtype == AG_U32 ? 4294967295.0 : 2147483647.0;
+    lo = fmax(ceil(lo), tmin);
+    hi = fmin(floor(hi), tmax);
+    if (lo > hi)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: no %s value lies between lo and hi", fn, ag_dtype_name(x->dtype));
+  }
+  unsigned char l[16], h[16];
+  if ((st = ag__scalar_to(fn, "lo", lo, 0, x->dtype, l)) != AG_OK ||
+      (st = ag__scalar_to(fn, "hi", hi, 0, x->dtype, h)) != AG_OK || x->size == 0)
+    return st;
+  size_t es = ag_dtype_size(x->dtype);
+  char name[64];
+  kernel_name(name, sizeof name, "clamp", x->dtype, "");
+  ag__op_arg args[] = {AG__OP_ARRAY(x), {.value = l, .size = es}, {.value = h, .size = es}, AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 4, args);
+}
+
+ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const ag_array *b, ag_array *out) {
+  static const char fn[] = "ag_where";
+  ag_status st;
+  if ((st = ag__check_array(fn, "cond", cond)) != AG_OK || (st = ag__check_array(fn, "a", a)) != AG_OK ||
+      (st = ag__check_array(fn, "b", b)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK)
+    return st;
+  if (cond->dtype != AG_U8)
+    return ag__error(AG_ERR_MISMATCH, "%s: cond is %s; it must be u8", fn, ag_dtype_name(cond->dtype));
+  if ((st = ag__check_same_device(fn, "cond", cond, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "b", b, "out", out)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, "b", b, "out", out)) != AG_OK ||
+      (st = ag__check_same_shape(fn, "cond", cond, "out", out)) != AG_OK ||
+      (st = ag__check_same_shape(fn, "a", a, "out", out)) != AG_OK ||
+      (st = ag__check_same_shape(fn, "b", b, "out", out)) != AG_OK ||
+      (st = ag__check_fp64(fn, out->dev, out->dtype)) != AG_OK || out->size == 0)
+    return st;
+  char name[64];
+  kernel_name(name, sizeof name, "where", out->dtype, "");
+  ag__op_arg args[] = {AG__OP_ARRAY(cond), AG__OP_ARRAY(a), AG__OP_ARRAY(b), AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, out->dev, AG__FAMILY_elementwise, (int)out->dtype, name, out->size, 4, args);
+}
+
+ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
+  static const char fn[] = "ag_astype";
+  ag_status st;
+  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK ||
+      (st = ag__check_same_shape(fn, "x", x, "out", out)) != AG_OK)
+    return st;
+  if (x->dtype == out->dtype)
+    return ag__prefix(ag_copy(q, x, out), fn);
+  if (ag__dtype_is_complex(x->dtype) && !ag__dtype_is_complex(out->dtype))
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: x is %s and out is %s: complex to real drops the imaginary part; "
+                     "take ag_real or ag_abs", fn, ag_dtype_name(x->dtype), ag_dtype_name(out->dtype));
+  if ((st = ag__check_fp64(fn, x->dev, x->dtype)) != AG_OK || (st = ag__check_fp64(fn, x->dev, out->dtype)) != AG_OK ||
+      x->size == 0)
+    return st;
+  char name[64];
+  snprintf(name, sizeof name, "ag_astype_%s_%s", ag_dtype_name(x->dtype), ag_dtype_name(out->dtype));
+  ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out)};
+  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 2, args);
+}

@@ -1,0 +1,79 @@
+/* src/launch.c - enqueues the built-in operation kernels, with the work shaped for the device:
+   the one piece of the operation layer that knows devices differ. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+
+/* How an elementwise launch is cut, per kind of device:
+   - the host backend: one work-item per element; the host backend hands each thread a few
+     long stretches (backends/host/host.c), which the compiler vectorises;
+   - CPU OpenCL devices (pocl): few, large work-groups whose work-items each stream through
+     a contiguous chunk; pocl runs a work-group's items as a loop on one core, so contiguous
+     chunks keep each core on its own stretch of memory;
+   - GPUs: work-groups of 256, enough groups to fill the device several times over, and a
+     grid-stride loop of one element per step, so neighbouring work-items touch neighbouring
+     addresses (coalesced). */
+static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r, uint64_t *chunk) {
+  memset(r, 0, sizeof *r);
+  r->dims = 1;
+  uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  if (dev->be->dialect == AG__DIALECT_HOST) {
+    *chunk = 1;
+    r->global[0] = n;
+    return;
+  }
+  if (dev->info.type == AG_DEVICE_CPU) {
+    uint64_t wg = max_wg < 16 ? max_wg : 16;
+    uint64_t items = units * 4 * wg;
+    *chunk = (n + items - 1) / items;
+    if (*chunk < 256)
+      *chunk = 256;
+    uint64_t groups = (n + *chunk * wg - 1) / (*chunk * wg);
+    r->global[0] = groups * wg;
+    r->local[0] = wg;
+    return;
+  }
+  uint64_t wg = max_wg < 256 ? max_wg : 256;
+  uint64_t groups = (n + wg - 1) / wg;
+  if (groups > units * 32)
+    groups = units * 32;
+  *chunk = 1;
+  r->global[0] = groups * wg;
+  r->local[0] = wg;
+}
+
+ag_status ag__launch_elementwise(const char *fn, ag_queue *q, ag_device *dev, ag__family family, int variant,
+                                 const char *name, size_t n, size_t nargs, const ag__op_arg *args) {
+  enum { MAX = 16 };
+  ag_queue *rq;
+  ag_status st = ag__queue_resolve(fn, q, dev, &rq);
+  if (st != AG_OK)
+    return st;
+  const ag__builtin_kernel *k;
+  if ((st = ag__builtin_kernel_get(dev, family, variant, name, &k)) != AG_OK)
+    return ag__prefix(st, fn);
+
+  ag__karg kargs[2 * MAX + 2];
+  uint64_t offsets[MAX], count = n, chunk = 1;
+  size_t nk = 0;
+  for (size_t i = 0; i < nargs && i < MAX; i++) {
+    if (args[i].array != NULL) {
+      offsets[i] = args[i].array->offset;
+      kargs[nk++] = (ag__karg){.kind = AG_ARG_BUFFER, .mem = args[i].array->store->buf->mem};
+      kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &offsets[i], .size = sizeof offsets[i]};
+    } else {
+      kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = args[i].value, .size = args[i].size};
+    }
+  }
+  ag_range r;
+  shape_launch(dev, k->max_work_group, count, &r, &chunk);
+  kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &count, .size = sizeof count};
+  kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &chunk, .size = sizeof chunk};
+  st = ag__launch_checked(fn, rq, dev, k->bk, k->max_work_group, &r, nk, kargs);
+  if (st == AG_OK)
+    for (size_t i = 0; i < nargs; i++)
+      if (args[i].array != NULL)
+        ag__buffer_touch(args[i].array->store->buf, rq);
+  return st;
+}
