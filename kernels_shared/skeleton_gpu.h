@@ -8,6 +8,7 @@
 #define AG_KERNEL_SKELETON_GPU_H
 
 #include "dialect.h"
+#include "reduce_items.h"
 
 #define AG_EW_LOOP(BODY)                                                                        \
   for (ag_u64 base_ = AG_GLOBAL_ID * chunk; base_ < n; base_ += AG_GLOBAL_SIZE * chunk) {       \
@@ -117,6 +118,57 @@
     b += boff;                                                                                  \
     out += ooff;                                                                                \
     AG_EW_LOOP(out[i] = FN(c[i], a[i], b[i]))                                                   \
+  }
+
+/* Reductions view x as [outer][K][inner] and reduce over K, each output's K range cut into
+   `parts` pieces whose states are merged afterwards (the _merge kernel) when parts > 1.
+   _cols: one work-item per (outer, part, inner), walking its piece sequentially; neighbouring
+   work-items take neighbouring inner indices, so GPUs read coalesced rows of the inner axis
+   and CPUs stream contiguous memory when inner is 1.
+   _rows: inner is 1; one work-group of 256 per (outer, part) strides through the piece
+   together and merges its states in a tree in local memory (GPUs).
+   y is read only by dot (the op layer passes x again otherwise). */
+#define AG_DEF_REDUCE(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                    \
+  AG_REDUCE_ITEMS(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                        \
+  AG_KERNEL void AG_CAT2(K, _cols)(AG_GLOBAL const TI *x, ag_u64 xoff, AG_GLOBAL const TI *y,   \
+                                   ag_u64 yoff, ag_u64 outer, ag_u64 len, ag_u64 inner,         \
+                                   ag_u64 parts, AG_GLOBAL S *part, AG_GLOBAL TO *out,          \
+                                   ag_u64 ooff) {                                               \
+    ag_u64 gid = AG_GLOBAL_ID;                                                                  \
+    if (gid < outer * parts * inner)                                                            \
+      AG_CAT2(K, _cols_item)(x + xoff, y + yoff, len, inner, parts, part, out + ooff, gid); \
+  }                                                                                             \
+  AG_KERNEL void AG_CAT2(K, _rows)(AG_GLOBAL const TI *x, ag_u64 xoff, AG_GLOBAL const TI *y,   \
+                                   ag_u64 yoff, ag_u64 outer, ag_u64 len, ag_u64 parts,         \
+                                   AG_GLOBAL S *part, AG_GLOBAL TO *out, ag_u64 ooff) {         \
+    AG_LOCAL_MEM S sh[256];                                                                     \
+    ag_u32 l = AG_LOCAL_ID;                                                                     \
+    ag_u64 g = AG_GROUP_ID, o = g / parts, p = g % parts;                                       \
+    ag_u64 per = (len + parts - 1) / parts, k0 = p * per, k1 = len - k0 < per ? len : k0 + per; \
+    x += xoff + o * len;                                                                        \
+    y += yoff + o * len;                                                                        \
+    S s = INIT();                                                                               \
+    for (ag_u64 k = k0 + l; k < k1; k += 256)                                                   \
+      s = ACC1(s, LOAD(x, y, k), k);                                                            \
+    sh[l] = s;                                                                                  \
+    AG_BARRIER();                                                                               \
+    for (ag_u32 w = 128; w > 0; w >>= 1) {                                                      \
+      if (l < w)                                                                                \
+        sh[l] = MERGE(sh[l], sh[l + w]);                                                        \
+      AG_BARRIER();                                                                             \
+    }                                                                                           \
+    if (l == 0) {                                                                               \
+      if (parts == 1)                                                                           \
+        out[ooff + o] = FINAL(sh[0]);                                                           \
+      else                                                                                      \
+        part[o * parts + p] = sh[0];                                                            \
+    }                                                                                           \
+  }                                                                                             \
+  AG_KERNEL void AG_CAT2(K, _merge)(AG_GLOBAL const S *part, ag_u64 outer, ag_u64 parts,        \
+                                    ag_u64 inner, AG_GLOBAL TO *out, ag_u64 ooff) {             \
+    ag_u64 gid = AG_GLOBAL_ID;                                                                  \
+    if (gid < outer * inner)                                                                    \
+      AG_CAT2(K, _merge_item)(part, parts, inner, out + ooff, gid);                             \
   }
 
 #endif

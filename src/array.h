@@ -64,4 +64,11 @@ ag_status ag__launch_elementwise(const char *fn, ag_queue *q, ag_device *dev, ag
                                  int variant, const char *name, size_t n, size_t nargs,
                                  const ag__op_arg *args);
 
+/* Enqueues built-in kernel @p name over @p r with arguments already resolved, on queue @p q
+   (resolved, not NULL); afterwards the @p ntouch buffers remember @p q as their last queue.
+   A work-group size above the kernel's limit is lowered to it. */
+ag_status ag__launch_builtin(const char *fn, ag_queue *q, ag_device *dev, ag__family family, int variant,
+                             const char *name, const ag_range *r, size_t nargs, const ag__karg *args,
+                             size_t ntouch, ag_buffer *const *touch);
+
 #endif

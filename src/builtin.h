@@ -9,7 +9,8 @@
    only for the dtypes it uses). */
 #define AG__FAMILY_MAP(X)                                                                       \
   X(fill, false)                                                                                \
-  X(elementwise, true)
+  X(elementwise, true)                                                                          \
+  X(reduce, true)
 
 typedef enum ag__family {
 #define AG__FAMILY_ENUM(name, per_dtype) AG__FAMILY_##name,

@@ -77,3 +77,22 @@ ag_status ag__launch_elementwise(const char *fn, ag_queue *q, ag_device *dev, ag
         ag__buffer_touch(args[i].array->store->buf, rq);
   return st;
 }
+
+ag_status ag__launch_builtin(const char *fn, ag_queue *q, ag_device *dev, ag__family family, int variant,
+                             const char *name, const ag_range *r, size_t nargs, const ag__karg *args,
+                             size_t ntouch, ag_buffer *const *touch) {
+  const ag__builtin_kernel *k;
+  ag_status st = ag__builtin_kernel_get(dev, family, variant, name, &k);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  ag_range rr = *r;
+  for (unsigned d = 0; d < rr.dims; d++)
+    if (rr.local[d] > k->max_work_group)
+      rr.local[d] = k->max_work_group;
+  st = ag__launch_checked(fn, q, dev, k->bk, k->max_work_group, &rr, nargs, args);
+  if (st == AG_OK)
+    for (size_t i = 0; i < ntouch; i++)
+      if (touch[i] != NULL)
+        ag__buffer_touch(touch[i], q);
+  return st;
+}

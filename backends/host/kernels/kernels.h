@@ -15,5 +15,6 @@ extern const ag__host_family *const ag__host_families[];
 
 extern const ag__host_family ag__host_family_fill;
 extern const ag__host_family ag__host_family_elementwise;
+extern const ag__host_family ag__host_family_reduce;
 
 #endif

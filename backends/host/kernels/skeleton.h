@@ -3,10 +3,23 @@
    arguments as the OpenCL and CUDA kernels. Define AG_HOST_TABLE_PASS before including to get
    table entries {"name", function} instead. */
 #include "anygpu.h"
+#include "../../../kernels_shared/reduce_items.h"
+
+/* Bytes the op layer reserves per partial reduction state (src/reduce.c). */
+#define AG_REDUCE_STATE_MAX 32
 
 #define AG_STR_(x) #x
 #define AG_STR(x) AG_STR_(x)
 #define AG_HOST_FN(K) AG_CAT2(host_, K)
+
+/* Host kernels are built for the baseline x86-64 and again for AVX2 and AVX-512, the loader
+   picking the best the CPU has (an ifunc), as numpy's own loops do: memory-bound loops gain a
+   little from wider vectors, sqrt and division a lot. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define AG_HOST_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define AG_HOST_CLONES
+#endif
 
 #ifdef AG_HOST_TABLE_PASS
 #define AG_HOST_ENTRY(K) {AG_STR(K), AG_HOST_FN(K)},
@@ -20,6 +33,9 @@
 #define AG_DEF_SOFT(K, T_, R_, FN) AG_HOST_ENTRY(K)
 #define AG_DEF_CLAMP(K, T_, FN) AG_HOST_ENTRY(K)
 #define AG_DEF_WHERE(K, T_, FN) AG_HOST_ENTRY(K)
+/* The host runs reductions in _cols form only (src/reduce.c), so it has no _rows twins. */
+#define AG_DEF_REDUCE(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                    \
+  AG_HOST_ENTRY(AG_CAT2(K, _cols)) AG_HOST_ENTRY(AG_CAT2(K, _merge))
 #else
 
 #define AG_ARG(i, type) (*(const type *)args[i])
@@ -36,7 +52,7 @@
   }
 
 #define AG_DEF_UNARY(K, TI, TO, FN)                                                             \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const TI *x = (const TI *)args[0] + AG_ARG(1, ag_u64);                                      \
     TO *out = (TO *)args[2] + AG_ARG(3, ag_u64);                                                \
     const ag_u64 n = AG_ARG(4, ag_u64), chunk = AG_ARG(5, ag_u64);                              \
@@ -44,7 +60,7 @@
   }
 
 #define AG_DEF_BINARY(K, T_, FN)                                                                \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *a = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const T_ *b = (const T_ *)args[2] + AG_ARG(3, ag_u64);                                      \
     T_ *out = (T_ *)args[4] + AG_ARG(5, ag_u64);                                                \
@@ -55,7 +71,7 @@
 /* The broadcast operand has m elements; the index into it is i % m, taken row by row so the
    inner loop stays a plain vectorisable loop. */
 #define AG_DEF_BCAST(K, T_, FN, AX, BX)                                                         \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *a = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const T_ *b = (const T_ *)args[2] + AG_ARG(3, ag_u64);                                      \
     const ag_u64 m = AG_ARG(4, ag_u64);                                                         \
@@ -78,7 +94,7 @@
 #define AG_DEF_BINARY_BCAST_A(K, T_, FN) AG_DEF_BCAST(K, T_, FN, a[j], b[i])
 
 #define AG_DEF_BINARY_SCALAR(K, T_, FN)                                                         \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *x = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const T_ s = AG_ARG(2, T_);                                                                 \
     T_ *out = (T_ *)args[3] + AG_ARG(4, ag_u64);                                                \
@@ -87,7 +103,7 @@
   }
 
 #define AG_DEF_BINARY_RSCALAR(K, T_, FN)                                                        \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *x = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const T_ s = AG_ARG(2, T_);                                                                 \
     T_ *out = (T_ *)args[3] + AG_ARG(4, ag_u64);                                                \
@@ -96,7 +112,7 @@
   }
 
 #define AG_DEF_AXPBY(K, T_, R_, FN)                                                             \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *x = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const R_ alpha = AG_ARG(2, R_);                                                             \
     const T_ *y = (const T_ *)args[3] + AG_ARG(4, ag_u64);                                      \
@@ -107,7 +123,7 @@
   }
 
 #define AG_DEF_SOFT(K, T_, R_, FN)                                                              \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *x = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const R_ alpha = AG_ARG(2, R_);                                                             \
     T_ *out = (T_ *)args[3] + AG_ARG(4, ag_u64);                                                \
@@ -116,7 +132,7 @@
   }
 
 #define AG_DEF_CLAMP(K, T_, FN)                                                                 \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const T_ *x = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
     const T_ lo = AG_ARG(2, T_), hi = AG_ARG(3, T_);                                            \
     T_ *out = (T_ *)args[4] + AG_ARG(5, ag_u64);                                                \
@@ -125,12 +141,38 @@
   }
 
 #define AG_DEF_WHERE(K, T_, FN)                                                                 \
-  static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {                        \
     const ag_u8 *c = (const ag_u8 *)args[0] + AG_ARG(1, ag_u64);                                \
     const T_ *a = (const T_ *)args[2] + AG_ARG(3, ag_u64);                                      \
     const T_ *b = (const T_ *)args[4] + AG_ARG(5, ag_u64);                                      \
     T_ *out = (T_ *)args[6] + AG_ARG(7, ag_u64);                                                \
     const ag_u64 n = AG_ARG(8, ag_u64), chunk = AG_ARG(9, ag_u64);                              \
     AG_HOST_LOOP(out[i] = FN(c[i], a[i], b[i]))                                                 \
+  }
+
+/* The items of this work-group, each one piece of one output (see reduce_items.h). */
+#define AG_DEF_REDUCE(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                    \
+  AG_REDUCE_ITEMS(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                        \
+  _Static_assert(sizeof(S) <= AG_REDUCE_STATE_MAX, "a reduction state is larger than reserved"); \
+  AG_HOST_CLONES static void AG_HOST_FN(AG_CAT2(K, _cols))(const ag_host_group *g, void *const *args) {        \
+    const TI *x = (const TI *)args[0] + AG_ARG(1, ag_u64);                                      \
+    const TI *y = (const TI *)args[2] + AG_ARG(3, ag_u64);                                      \
+    const ag_u64 outer = AG_ARG(4, ag_u64), len = AG_ARG(5, ag_u64);                            \
+    const ag_u64 inner = AG_ARG(6, ag_u64), parts = AG_ARG(7, ag_u64);                          \
+    S *part = (S *)args[8];                                                                     \
+    TO *out = (TO *)args[9] + AG_ARG(10, ag_u64);                                               \
+    const ag_u64 total = outer * parts * inner, lo = (ag_u64)g->group_id[0] * g->local_size[0]; \
+    const ag_u64 hi = total - lo < g->local_size[0] ? total : lo + g->local_size[0];           \
+    for (ag_u64 gid = lo; gid < hi; gid++)                                                      \
+      AG_CAT2(K, _cols_item)(x, y, len, inner, parts, part, out, gid);                   \
+  }                                                                                             \
+  AG_HOST_CLONES static void AG_HOST_FN(AG_CAT2(K, _merge))(const ag_host_group *g, void *const *args) {       \
+    const S *part = (const S *)args[0];                                                         \
+    const ag_u64 outer = AG_ARG(1, ag_u64), parts = AG_ARG(2, ag_u64), inner = AG_ARG(3, ag_u64); \
+    TO *out = (TO *)args[4] + AG_ARG(5, ag_u64);                                                \
+    const ag_u64 total = outer * inner, lo = (ag_u64)g->group_id[0] * g->local_size[0];         \
+    const ag_u64 hi = total - lo < g->local_size[0] ? total : lo + g->local_size[0];           \
+    for (ag_u64 gid = lo; gid < hi; gid++)                                                      \
+      AG_CAT2(K, _merge_item)(part, parts, inner, out, gid);                                    \
   }
 #endif

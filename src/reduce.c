@@ -1,0 +1,215 @@
+/* src/reduce.c - reductions over all elements or along one axis: sum, mean, min, max, argmin,
+   argmax, dot and nrm2. Checks, then one or two launches of the "reduce" family's kernels
+   ag_<op>_<in>_<out>_{cols,rows,merge} (kernels_shared/reduce.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "array.h"
+
+enum { STATE_BYTES = 32 }; /* the most a reduction state takes (kernels_shared/reduce.h) */
+
+typedef enum red_op { R_SUM, R_MEAN, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_NRM2 } red_op;
+
+static const struct {
+  const char *fn, *kernel;
+} red_ops[] = {
+    [R_SUM] = {"ag_sum", "sum"},       [R_MEAN] = {"ag_mean", "sum"},     [R_MIN] = {"ag_min", "min"},
+    [R_MAX] = {"ag_max", "max"},       [R_ARGMIN] = {"ag_argmin", "argmin"}, [R_ARGMAX] = {"ag_argmax", "argmax"},
+    [R_DOT] = {"ag_dot", "dot"},       [R_NRM2] = {"ag_nrm2", "nrm2"},
+};
+
+/* The output dtypes an operation allows for input dtype @p t, and the one its kernel writes
+   (argmin's u32 kernel also serves i32 outputs, sum's u32 or i32 kernel the other). Returns
+   false when @p out is not allowed, with the allowed ones in words in @p allowed. */
+static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_out, const char **allowed) {
+  bool is_int = ag__dtype_is_int(t);
+  ag_dtype int_out = ag__dtype_is_unsigned(t) ? AG_U32 : AG_I32;
+  *kernel_out = out;
+  switch (op) {
+  case R_SUM:
+  case R_DOT:
+    *allowed = is_int ? (int_out == AG_U32 ? "u32, f32 or f64" : "i32, f32 or f64") : "x's dtype";
+    return is_int ? out == int_out || out == AG_F32 || out == AG_F64 : out == t;
+  case R_MEAN:
+    *allowed = is_int ? "f32 or f64" : "x's dtype";
+    return is_int ? out == AG_F32 || out == AG_F64 : out == t;
+  case R_MIN:
+  case R_MAX:
+    *allowed = "x's dtype";
+    return out == t;
+  case R_ARGMIN:
+  case R_ARGMAX:
+    *allowed = "u32 or i32";
+    *kernel_out = AG_U32;
+    return out == AG_U32 || out == AG_I32;
+  case R_NRM2:
+    *allowed = "the real dtype of x's precision";
+    return out == ag__dtype_real(t);
+  }
+  return false;
+}
+
+/* How the reduction is cut (see kernels_shared/skeleton_gpu.h): rows or cols, into how many
+   parts per output, over which range. */
+typedef struct plan {
+  bool rows;
+  uint64_t parts;
+  ag_range range;       /* of the first launch */
+  ag_range merge_range; /* of the merge, when parts > 1 */
+} plan;
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+static void make_plan(const ag_device *dev, uint64_t outer, uint64_t len, uint64_t inner, plan *p) {
+  memset(p, 0, sizeof *p);
+  p->range.dims = p->merge_range.dims = 1;
+  uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  uint64_t outputs = outer * inner;
+  if (dev->be->dialect == AG__DIALECT_HOST || dev->info.type == AG_DEVICE_CPU) {
+    /* CPUs: one sequential pass per work-item; enough items to keep every core busy, each
+       with a long stretch (at least 4096 elements). */
+    uint64_t tasks = units * (dev->be->dialect == AG__DIALECT_HOST ? 4 : 16);
+    p->parts = outputs >= tasks ? 1 : min_u64(ceil_div(tasks, outputs), len / 4096 > 0 ? len / 4096 : 1);
+    uint64_t wg = dev->be->dialect == AG__DIALECT_HOST ? 0 : 16;
+    p->range.global[0] = outputs * p->parts;
+    p->range.local[0] = wg;
+    p->merge_range.global[0] = outputs;
+    p->merge_range.local[0] = wg;
+    return;
+  }
+  /* GPUs: a work-group per stretch of a contiguous row when rows are long; otherwise one
+     work-item per output (coalesced along the inner axis), cut into parts when there are too
+     few outputs to fill the device. */
+  if (inner == 1 && len >= 1024) {
+    uint64_t groups = units * 8;
+    p->rows = true;
+    p->parts = outer >= groups ? 1 : min_u64(min_u64(ceil_div(groups, outer), ceil_div(len, 2048)), 1024);
+    p->range.global[0] = outer * p->parts * 256;
+    p->range.local[0] = 256;
+  } else {
+    uint64_t target = units * 2048;
+    p->parts = outputs >= target ? 1 : min_u64(min_u64(ceil_div(target, outputs), len / 64 > 0 ? len / 64 : 1), 1024);
+    p->range.global[0] = outputs * p->parts;
+    p->range.local[0] = 256;
+  }
+  p->merge_range.global[0] = outputs;
+  p->merge_range.local[0] = 256;
+}
+
+static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag_array *out) {
+  const char *fn = red_ops[op].fn;
+  ag_status st;
+  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (op == R_DOT && (st = ag__check_array(fn, "y", y)) != AG_OK) ||
+      (st = ag__check_array(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
+    return st;
+  if (op == R_DOT && ((st = ag__check_same_device(fn, "x", x, "y", y)) != AG_OK ||
+                      (st = ag__check_same_dtype(fn, "x", x, "y", y)) != AG_OK ||
+                      (st = ag__check_same_shape(fn, "x", x, "y", y)) != AG_OK))
+    return st;
+  bool real_only = op == R_MIN || op == R_MAX || op == R_ARGMIN || op == R_ARGMAX;
+  if ((real_only && ag__dtype_is_complex(x->dtype)) || (op == R_NRM2 && ag__dtype_is_int(x->dtype)))
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: x is %s, which %s does not take (it takes %s)", fn,
+                     ag_dtype_name(x->dtype), fn, real_only ? "the real dtypes" : "f32, f64, c64 and c128");
+  if (axis != AG_AXIS_ALL && (axis < 0 || axis >= x->ndim))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: axis is %d; x has %d dimensions (use 0 to %d, or AG_AXIS_ALL)",
+                     fn, axis, x->ndim, x->ndim - 1);
+  ag_dtype kout;
+  const char *allowed;
+  if (!out_dtype_ok(op, x->dtype, out->dtype, &kout, &allowed))
+    return ag__error(AG_ERR_MISMATCH, "%s: out is %s, but for x of %s it must be %s", fn, ag_dtype_name(out->dtype),
+                     ag_dtype_name(x->dtype), allowed);
+  if ((st = ag__check_fp64(fn, x->dev, x->dtype)) != AG_OK || (st = ag__check_fp64(fn, x->dev, out->dtype)) != AG_OK)
+    return st;
+
+  /* x as [outer][len][inner]; out must have x's shape without the axis ({1} if none left). */
+  uint64_t outer = 1, len = 1, inner = 1;
+  size_t shape[AG_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; d < x->ndim; d++) {
+    if (axis == AG_AXIS_ALL || d == axis)
+      len *= x->shape[d];
+    else {
+      shape[nd++] = x->shape[d];
+      if (d < axis)
+        outer *= x->shape[d];
+      else
+        inner *= x->shape[d];
+    }
+  }
+  if (nd == 0)
+    shape[nd++] = 1;
+  bool same = nd == out->ndim;
+  for (int d = 0; same && d < nd; d++)
+    same = shape[d] == out->shape[d];
+  if (!same)
+    return ag__error(AG_ERR_MISMATCH, "%s: out must have x's shape without axis %d%s", fn, axis,
+                     axis == AG_AXIS_ALL ? " (AG_AXIS_ALL: shape {1})" : "");
+  if ((op == R_ARGMIN || op == R_ARGMAX) && len > (out->dtype == AG_I32 ? 2147483647ull : 4294967295ull))
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: %llu elements along the axis: an index would not fit in %s", fn,
+                     (unsigned long long)len, ag_dtype_name(out->dtype));
+  if (out->size == 0)
+    return AG_OK;
+  if (len == 0) {
+    /* An empty axis: sums are 0 and means NaN, as in numpy; extremes do not exist. */
+    if (op == R_MIN || op == R_MAX || op == R_ARGMIN || op == R_ARGMAX)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x has no elements along the axis, so there is no %s", fn,
+                       red_ops[op].kernel);
+    return ag__prefix(ag_fill(q, out, op == R_MEAN ? NAN : 0), fn);
+  }
+
+  ag_device *dev = x->dev;
+  ag_queue *rq;
+  if ((st = ag__queue_resolve(fn, q, dev, &rq)) != AG_OK)
+    return st;
+  plan p;
+  make_plan(dev, outer, len, inner, &p);
+  ag_buffer *part = NULL;
+  if (p.parts > 1 && (st = ag_buffer_alloc(dev, outer * p.parts * inner * STATE_BYTES, &part)) != AG_OK)
+    return ag__prefix(st, fn);
+
+  char base[64], name[80];
+  snprintf(base, sizeof base, "ag_%s_%s_%s", red_ops[op].kernel, ag_dtype_name(x->dtype), ag_dtype_name(kout));
+  const ag_array *yy = op == R_DOT ? y : x;
+  uint64_t xoff = x->offset, yoff = yy->offset, ooff = out->offset, parts = p.parts;
+  ag__bmem *pmem = part ? part->mem : out->store->buf->mem;
+#define U64(v) {.kind = AG_ARG_SCALAR, .value = &(v), .size = 8}
+  ag__karg cols[] = {{.kind = AG_ARG_BUFFER, .mem = x->store->buf->mem}, U64(xoff),
+                     {.kind = AG_ARG_BUFFER, .mem = yy->store->buf->mem}, U64(yoff), U64(outer), U64(len),
+                     U64(inner), U64(parts), {.kind = AG_ARG_BUFFER, .mem = pmem},
+                     {.kind = AG_ARG_BUFFER, .mem = out->store->buf->mem}, U64(ooff)};
+  ag__karg rows[] = {cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[7], cols[8], cols[9], cols[10]};
+  ag_buffer *touch[] = {x->store->buf, yy->store->buf, out->store->buf, part};
+  snprintf(name, sizeof name, "%s_%s", base, p.rows ? "rows" : "cols");
+  st = ag__launch_builtin(fn, rq, dev, AG__FAMILY_reduce, (int)x->dtype, name, &p.range, p.rows ? 10 : 11,
+                          p.rows ? rows : cols, 4, touch);
+  if (st == AG_OK && p.parts > 1) {
+    ag__karg merge[] = {{.kind = AG_ARG_BUFFER, .mem = part->mem}, U64(outer), U64(parts), U64(inner),
+                        {.kind = AG_ARG_BUFFER, .mem = out->store->buf->mem}, U64(ooff)};
+    snprintf(name, sizeof name, "%s_merge", base);
+    st = ag__launch_builtin(fn, rq, dev, AG__FAMILY_reduce, (int)x->dtype, name, &p.merge_range, 6, merge, 4,
+                            touch);
+  }
+#undef U64
+  /* Back to the pool, reusable once the queue has passed the merge. */
+  ag_buffer_free(part);
+  if (st == AG_OK && op == R_MEAN)
+    st = ag__prefix(ag_binary_scalar(rq, AG_OP_MUL, out, 1.0 / (double)len, 0, false, out), fn);
+  return st;
+}
+
+ag_status ag_sum(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_SUM, q, x, NULL, axis, out); }
+ag_status ag_mean(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_MEAN, q, x, NULL, axis, out); }
+ag_status ag_min(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_MIN, q, x, NULL, axis, out); }
+ag_status ag_max(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_MAX, q, x, NULL, axis, out); }
+ag_status ag_argmin(ag_queue *q, const ag_array *x, int axis, ag_array *out) {
+  return reduce(R_ARGMIN, q, x, NULL, axis, out);
+}
+ag_status ag_argmax(ag_queue *q, const ag_array *x, int axis, ag_array *out) {
+  return reduce(R_ARGMAX, q, x, NULL, axis, out);
+}
+ag_status ag_dot(ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag_array *out) {
+  return reduce(R_DOT, q, x, y, axis, out);
+}
+ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_NRM2, q, x, NULL, axis, out); }
