@@ -1,6 +1,7 @@
 #!/bin/sh
 # quickstart.sh — on Debian 12: install what is missing, build in ./build, then run the demo
-# (./quickstart.sh demo) or the whole test suite (./quickstart.sh test).
+# (./quickstart.sh demo) or the whole test suite (./quickstart.sh test). Extra options for a
+# new build folder may be given in ANYGPU_MESON_OPTIONS (CI passes -Dwerror=true).
 set -eu
 cd "$(dirname "$0")"
 
@@ -30,7 +31,8 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
 fi
 
-[ -f build/build.ninja ] || meson setup build
+# shellcheck disable=SC2086
+[ -f build/build.ninja ] || meson setup build ${ANYGPU_MESON_OPTIONS:-}
 meson compile -C build
 
 if [ "$what" = demo ]; then
