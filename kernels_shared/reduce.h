@@ -272,6 +272,11 @@ AG_INLINE AG_RS(nrm2) AG_RN(merge, nrm2)(AG_RS(nrm2) a, AG_RS(nrm2) b) {
     a = b;
     b = t;
   }
+  if (a.scale - a.scale != 0) { /* Inf (or NaN) stays; only a NaN in b changes it */
+    if (b.scale != b.scale)
+      a.scale = b.scale;
+    return a;
+  }
   R r = b.scale / a.scale, r2 = r * r;
   a.ssq = AG_RN(kadd, sum)(a.ssq, b.ssq.s * r2);
   a.ssq = AG_RN(kadd, sum)(a.ssq, -b.ssq.c * r2);

@@ -160,9 +160,11 @@ static ag_array *array_new(ag_device *dev, ag_dtype t, int ndim, const size_t *s
   return a;
 }
 
-ag_status ag_array_create(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, ag_array **out) {
+ag_status ag_array_create(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, ag_array **a_out) {
   static const char fn[] = "ag_array_create";
-  AG__CHECK_NOT_NULL(fn, out);
+  if (a_out == NULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: a is NULL", fn);
+  ag_array **out = a_out;
   *out = NULL;
   AG__CHECK_NOT_NULL(fn, dev);
   size_t count;
@@ -193,7 +195,8 @@ ag_status ag_array_create(ag_device *dev, ag_dtype t, int ndim, const size_t *sh
 ag_status ag_array_from_host(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, const void *data,
                              ag_array **out) {
   static const char fn[] = "ag_array_from_host";
-  AG__CHECK_NOT_NULL(fn, out);
+  if (out == NULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: a is NULL", fn);
   *out = NULL;
   ag_array *a;
   ag_status st = ag_array_create(dev, t, ndim, shape, &a);

@@ -57,16 +57,18 @@ static const struct {
     [AG_OP_IMAG] = {"ag_imag", "imag", ALL, true},
 };
 
-/* x and out present, on one device, out of the expected dtype and x's shape. */
-static ag_status check_pair(const char *fn, const ag_array *x, const ag_array *out, ag_dtype out_dtype) {
+/* The input (argument @p xn) and out present, on one device, out of the expected dtype and the
+   input's shape. */
+static ag_status check_pair(const char *fn, const char *xn, const ag_array *x, const ag_array *out,
+                            ag_dtype out_dtype) {
   ag_status st;
-  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
-      (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
+  if ((st = ag__check_array(fn, xn, x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, xn, x, "out", out)) != AG_OK)
     return st;
   if (out->dtype != out_dtype)
-    return ag__error(AG_ERR_MISMATCH, "%s: out is %s but the result of x (%s) is %s", fn, ag_dtype_name(out->dtype),
-                     ag_dtype_name(x->dtype), ag_dtype_name(out_dtype));
-  return ag__check_same_shape(fn, "x", x, "out", out);
+    return ag__error(AG_ERR_MISMATCH, "%s: out is %s but the result of %s (%s) is %s", fn,
+                     ag_dtype_name(out->dtype), xn, ag_dtype_name(x->dtype), ag_dtype_name(out_dtype));
+  return ag__check_same_shape(fn, xn, x, "out", out);
 }
 
 static void kernel_name(char *out, size_t size, const char *op, ag_dtype t, const char *form) {
@@ -81,7 +83,7 @@ ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out
   if (st != AG_OK || (st = check_dtype(fn, "x", x, unary_ops[op].dtypes)) != AG_OK)
     return st;
   ag_dtype out_dtype = unary_ops[op].complex_to_real ? ag__dtype_real(x->dtype) : x->dtype;
-  if ((st = check_pair(fn, x, out, out_dtype)) != AG_OK || x->size == 0)
+  if ((st = check_pair(fn, "x", x, out, out_dtype)) != AG_OK || x->size == 0)
     return st;
   char name[64];
   kernel_name(name, sizeof name, unary_ops[op].kernel, x->dtype, "");
@@ -171,14 +173,12 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
   return ag__launch_elementwise(fn, q, a->dev, AG__FAMILY_elementwise, v, name, out->size, 4, args);
 }
 
-ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, double re, double im,
-                           bool scalar_first, ag_array *out) {
-  if ((unsigned)op >= sizeof binary_ops / sizeof binary_ops[0])
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_binary_scalar: op is %d, not an ag_binary_op", (int)op);
-  const char *fn = binary_ops[op].fn;
+/* x op s (s op x when scalar_first), reported as function @p fn. */
+static ag_status binary_scalar(const char *fn, ag_queue *q, ag_binary_op op, const ag_array *x, double re,
+                               double im, bool scalar_first, ag_array *out) {
   ag_status st = ag__check_array(fn, "x", x);
   if (st != AG_OK || (st = check_dtype(fn, "x", x, binary_ops[op].dtypes)) != AG_OK ||
-      (st = check_pair(fn, x, out, x->dtype)) != AG_OK)
+      (st = check_pair(fn, "x", x, out, x->dtype)) != AG_OK)
     return st;
   unsigned char s[16];
   if ((st = ag__scalar_to(fn, "the scalar", re, im, x->dtype, s)) != AG_OK || x->size == 0)
@@ -189,12 +189,19 @@ ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, doub
   return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 3, args);
 }
 
+ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, double re, double im,
+                           bool scalar_first, ag_array *out) {
+  if ((unsigned)op >= sizeof binary_ops / sizeof binary_ops[0])
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_binary_scalar: op is %d, not an ag_binary_op", (int)op);
+  return binary_scalar("ag_binary_scalar", q, op, x, re, im, scalar_first, out);
+}
+
 #define BINARY(fname, OP)                                                                       \
   ag_status fname(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {           \
     return ag_binary(q, OP, a, b, out);                                                         \
   }                                                                                             \
   ag_status fname##_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {           \
-    return ag_binary_scalar(q, OP, x, s, 0, false, out);                                        \
+    return binary_scalar(#fname "_scalar", q, OP, x, s, 0, false, out);                         \
   }
 BINARY(ag_add, AG_OP_ADD)
 BINARY(ag_sub, AG_OP_SUB)
@@ -206,13 +213,13 @@ BINARY(ag_maximum, AG_OP_MAXIMUM)
 #undef BINARY
 
 ag_status ag_sub_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
-  return ag_binary_scalar(q, AG_OP_SUB, x, s, 0, true, out);
+  return binary_scalar("ag_sub_scalar_r", q, AG_OP_SUB, x, s, 0, true, out);
 }
 ag_status ag_div_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
-  return ag_binary_scalar(q, AG_OP_DIV, x, s, 0, true, out);
+  return binary_scalar("ag_div_scalar_r", q, AG_OP_DIV, x, s, 0, true, out);
 }
 ag_status ag_pow_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
-  return ag_binary_scalar(q, AG_OP_POW, x, s, 0, true, out);
+  return binary_scalar("ag_pow_scalar_r", q, AG_OP_POW, x, s, 0, true, out);
 }
 
 /* ---- fused and selection ---- */
@@ -235,7 +242,7 @@ ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta, co
       (st = check_dtype(fn, "x", x, FLOATS | CPLX)) != AG_OK ||
       (st = ag__check_same_device(fn, "x", x, "y", y)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "x", x, "y", y)) != AG_OK ||
-      (st = ag__check_same_shape(fn, "x", x, "y", y)) != AG_OK || (st = check_pair(fn, x, out, x->dtype)) != AG_OK)
+      (st = ag__check_same_shape(fn, "x", x, "y", y)) != AG_OK || (st = check_pair(fn, "x", x, out, x->dtype)) != AG_OK)
     return st;
   if (x->size == 0)
     return AG_OK;
@@ -256,7 +263,7 @@ ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_arr
     return st;
   if (!(alpha >= 0))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: alpha is %g; it must be 0 or more", fn, alpha);
-  if ((st = check_pair(fn, v, out, v->dtype)) != AG_OK || v->size == 0)
+  if ((st = check_pair(fn, "v", v, out, v->dtype)) != AG_OK || v->size == 0)
     return st;
   unsigned char pa[8];
   size_t rs = real_param(v->dtype, alpha, pa);
@@ -273,7 +280,7 @@ ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_arra
     return st;
   if (!(lo <= hi))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lo = %g and hi = %g: lo must not exceed hi", fn, lo, hi);
-  if ((st = check_pair(fn, x, out, x->dtype)) != AG_OK)
+  if ((st = check_pair(fn, "x", x, out, x->dtype)) != AG_OK)
     return st;
   /* Integer bounds: the integers inside [lo, hi], within the dtype's range. */
   if (ag__dtype_is_int(x->dtype)) {

@@ -4,7 +4,10 @@
    default queue of the operands' device. out is an existing array of the result's shape and
    dtype and may be one of the inputs (in place). Operations are asynchronous on the queue;
    ag_array_to_host waits for them. All operands live on one device (AG_ERR_MISMATCH names
-   both otherwise). Empty arrays are valid: the operation succeeds doing nothing.
+   both otherwise). Empty arrays are valid: an elementwise operation on them succeeds doing
+   nothing, and so does a reduction whose out is empty. A reduction over an empty axis into a
+   non-empty out gives 0 (sum, dot, nrm2) or NaN (mean), and is AG_ERR_INVALID_ARGUMENT for
+   min, max, argmin and argmax, which have no answer there (numpy raises too).
 
    An operation on a dtype where it has no meaning (sqrt of an integer, minimum of complex
    numbers) is AG_ERR_UNSUPPORTED naming the operation and the dtype; docs/operations.md lists
