@@ -88,7 +88,9 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 } ag_c128;
 #define AG_HAVE_F64 1
 #define AG_GLOBAL
-#define AG_INLINE static inline
+/* Forced inline: the host builds each kernel for several instruction sets (target_clones),
+   and only code inlined into a clone is compiled for that clone's set. */
+#define AG_INLINE static inline __attribute__((always_inline))
 #define AG_C64(re, im) ((ag_c64){(re), (im)})
 #define AG_C128(re, im) ((ag_c128){(re), (im)})
 #endif
