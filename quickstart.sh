@@ -14,10 +14,12 @@ demo | test) ;;
   ;;
 esac
 
-# Build tools, the OpenCL loader and headers, pocl (a CPU OpenCL device, so the OpenCL backend
-# runs on any machine) and Check for the tests.
-packages="gcc libc6-dev meson ninja-build pkg-config python3 ocl-icd-opencl-dev opencl-c-headers
-pocl-opencl-icd clinfo check libsubunit-dev"
+# Build tools; OpenBLAS and FFTW for the host; the OpenCL loader and headers, CLBlast, clFFT
+# and VkFFT for the OpenCL backend; pocl (a CPU OpenCL device, so the OpenCL backend runs on
+# any machine); Check for the tests.
+packages="gcc libc6-dev meson ninja-build pkg-config python3 libopenblas-dev libfftw3-dev
+ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
+clinfo check libsubunit-dev"
 missing=
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

@@ -20,7 +20,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 1
+#define AG__BACKEND_ABI 2
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -55,11 +55,92 @@ typedef struct ag__builtin_src {
   size_t host_kernel_count;
 } ag__builtin_src;
 
+/* ---- BLAS and FFT: the optional provider tables ----------------------------------------- */
+
+/* One (batched) row-major GEMM: C = alpha op(A) op(B) + beta C for `batch` matrices. Offsets,
+   leading dimensions and strides count elements; a stride of 0 reuses one matrix for the
+   whole batch. alpha and beta hold a value of the dtype (complex: re then im). The core has
+   checked shapes, dtypes (f32, f64, c64, c128) and ranges. */
+typedef struct ag__gemm {
+  ag_dtype dtype;
+  ag_transpose ta, tb;
+  size_t m, n, k, batch;
+  unsigned char alpha[16], beta[16];
+  ag__bmem *a, *b, *c;
+  size_t a_off, b_off, c_off;
+  size_t lda, ldb, ldc;
+  size_t a_stride, b_stride, c_stride;
+} ag__gemm;
+
+/* y = alpha op(A) x + beta y, A row-major m x n (lda n), x and y contiguous. */
+typedef struct ag__gemv {
+  ag_dtype dtype;
+  ag_transpose ta;
+  size_t m, n;
+  unsigned char alpha[16], beta[16];
+  ag__bmem *a, *x, *y;
+  size_t a_off, x_off, y_off;
+} ag__gemv;
+
+/* A backend's BLAS for one device. Entries are asynchronous on q where the provider is (a
+   provider that computes on the host, like OpenBLAS on mapped pocl buffers, may finish before
+   returning). Offsets and n count elements. dot and nrm2 write their {1} result to out on the
+   device. Any thread; one queue per thread, as everywhere. */
+typedef struct ag__blas_ops {
+  const char *name; /* "cuBLAS", "CLBlast", "OpenBLAS", "OpenBLAS (mapped)" */
+  ag_status (*gemm)(ag__bqueue *q, const ag__gemm *g);
+  ag_status (*gemv)(ag__bqueue *q, const ag__gemv *g);
+  ag_status (*axpy)(ag__bqueue *q, ag_dtype t, size_t n, const void *alpha, ag__bmem *x, size_t x_off,
+                    ag__bmem *y, size_t y_off);
+  ag_status (*scal)(ag__bqueue *q, ag_dtype t, size_t n, const void *alpha, ag__bmem *x, size_t x_off);
+  ag_status (*dot)(ag__bqueue *q, ag_dtype t, bool conjugate, size_t n, ag__bmem *x, size_t x_off,
+                   ag__bmem *y, size_t y_off, ag__bmem *out, size_t out_off);
+  ag_status (*nrm2)(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *x, size_t x_off, ag__bmem *out,
+                    size_t out_off);
+} ag__blas_ops;
+
+typedef enum ag__fft_kind { AG__FFT_C2C, AG__FFT_R2C, AG__FFT_C2R } ag__fft_kind;
+
+/* A transform over the trailing `rank` axes of contiguous arrays, `batch` of them one after
+   another. n[] are the real-space lengths, slowest axis first. R2C's complex side, and C2R's,
+   has last axis n[rank-1]/2 + 1, as numpy's rfftn. */
+typedef struct ag__fft_desc {
+  ag__fft_kind kind;
+  bool f64;       /* double precision */
+  int rank;       /* 1, 2 or 3 */
+  size_t n[3];
+  size_t batch;
+  bool in_place;  /* in and out are the same memory (C2C only) */
+} ag__fft_desc;
+
+typedef struct ag__bfft ag__bfft; /* a plan, the provider's */
+
+/* A backend's FFT provider for one device. The core keeps plans per device and descriptor,
+   makes them one at a time per device, and runs one plan from one thread at a time (it holds
+   the plan's lock around exec), so providers need no locks of their own. exec computes the
+   unnormalised transform (the core scales); byte offsets locate in and out in their buffers
+   (zero when `offsets` is false: the core then stages data at offset 0). */
+typedef struct ag__fft_ops {
+  const char *name;           /* "FFTW", "VkFFT", "clFFT", "cuFFT" */
+  bool offsets;               /* exec takes nonzero byte offsets */
+  bool c2r_destroys_input;    /* C2R overwrites its input: the core passes a copy */
+  /* AG_ERR_UNSUPPORTED saying why when the provider cannot do it (clFFT: a length with a
+     prime factor above 13); AG_ERR_DEVICE with the provider's status otherwise. */
+  ag_status (*plan)(ag__bdevice *dev, const ag__fft_desc *d, ag__bfft **plan);
+  ag_status (*exec)(ag__bqueue *q, ag__bfft *plan, bool inverse, ag__bmem *in, size_t in_off,
+                    ag__bmem *out, size_t out_off);
+  void (*destroy)(ag__bfft *plan);
+} ag__fft_ops;
+
 /* What the core lends to modules: its error and log helpers, so a module need not link the
    core's internals. */
 typedef struct ag__core_services {
   ag_status (*error)(ag_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
   void (*log)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+  /* The host's BLAS (OpenBLAS), over host memory: an ag__bmem here is a host address. A
+     backend whose device memory the host can map (a CPU OpenCL device) may run BLAS with it
+     on mapped buffers. The queue argument is ignored (pass NULL). */
+  const ag__blas_ops *host_blas;
 } ag__core_services;
 
 typedef struct ag__backend {
@@ -173,6 +254,16 @@ typedef struct ag__backend {
   /* Where built-in family @p family ("fill") comes from on this backend. Static data; any
      thread. AG_ERR_UNSUPPORTED when the backend lacks the family. Required. */
   ag_status (*builtin_find)(const char *family, ag__builtin_src *src);
+
+  /* ---- BLAS and FFT --------------------------------------------------------------------- */
+
+  /* The BLAS for @p dev, or NULL when it has none. Called once per device, under the
+     registry's device lock. Optional (NULL: no BLAS on this backend). */
+  const ag__blas_ops *(*blas)(ag__bdevice *dev);
+  /* The FFT provider for @p dev: @p provider names one ("vkfft", "clfft"), NULL the default.
+     NULL when unavailable, with a reason through core->error (AG_ERR_UNSUPPORTED for an
+     unknown name). Called once per device and provider, under the device lock. Optional. */
+  const ag__fft_ops *(*fft)(ag__bdevice *dev, const char *provider);
 } ag__backend;
 
 /* A module (anygpu-opencl.so, anygpu-cuda.so) exports this one symbol. */

@@ -12,5 +12,7 @@
 #include "anygpu/program.h"
 #include "anygpu/array.h"
 #include "anygpu/ops.h"
+#include "anygpu/blas.h"
+#include "anygpu/fft.h"
 
 #endif

@@ -267,6 +267,7 @@ AG_DEF_SOFT(AG_KN(soft_threshold), T, R, AG_E(soft_threshold))
 AG_DEF_CLAMP(AG_KN(clamp), T, AG_E(clamp))
 #endif
 AG_DEF_WHERE(AG_KN(where), T, AG_E(where))
+AG_DEF_ROLL(AG_KN(roll), T)
 
 #define AG_ASTYPE(to, TO) AG_DEF_UNARY(AG_CAT3(AG_KN(astype), _, to), T, TO, AG_CAT2(ag_e_to_##to, AG_SFX))
 #if !AG_CPLX

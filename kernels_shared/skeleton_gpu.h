@@ -9,6 +9,7 @@
 
 #include "dialect.h"
 #include "reduce_items.h"
+#include "roll.h"
 
 #define AG_EW_LOOP(BODY)                                                                        \
   for (ag_u64 base_ = AG_GLOBAL_ID * chunk; base_ < n; base_ += AG_GLOBAL_SIZE * chunk) {       \
@@ -118,6 +119,15 @@
     b += boff;                                                                                  \
     out += ooff;                                                                                \
     AG_EW_LOOP(out[i] = FN(c[i], a[i], b[i]))                                                   \
+  }
+
+/* Rolls (fftshift), index arithmetic in roll.h. */
+#define AG_DEF_ROLL(K, T_)                                                                      \
+  AG_KERNEL void K(AG_GLOBAL const T_ *x, ag_u64 xoff, AG_GLOBAL T_ *out, ag_u64 ooff, ag_u64 d1, \
+                   ag_u64 d2, ag_u64 d3, ag_u64 s1, ag_u64 s2, ag_u64 s3, ag_u64 n, ag_u64 chunk) { \
+    x += xoff;                                                                                  \
+    out += ooff;                                                                                \
+    AG_EW_LOOP(out[i] = x[ag_roll_source(i, d1, d2, d3, s1, s2, s3)])                           \
   }
 
 /* Reductions view x as [outer][K][inner] and reduce over K, each output's K range cut into

@@ -11,6 +11,8 @@
 #include "error.h"
 #include "pool.h"
 
+typedef struct ag__fft_cache ag__fft_cache;
+
 struct ag_device {
   const ag__backend *be;
   ag__bdevice *bdev;
@@ -19,6 +21,13 @@ struct ag_device {
   pthread_mutex_t lock;        /* guards builtins */
   ag__builtin_slot builtins[AG__FAMILY_COUNT][AG__VARIANTS];
   ag__pool pool;
+  /* BLAS provider, looked up once under lock (src/blas.c). */
+  bool blas_tried;
+  const ag__blas_ops *blas;
+  char *blas_reason;
+  /* FFT providers and plans (src/fft.c), under their own lock: planning can take seconds. */
+  pthread_mutex_t fft_lock;
+  ag__fft_cache *fft;
 };
 
 /* A queue outlives its destruction while buffers still name it as their last queue: the
@@ -81,6 +90,9 @@ ag_status ag__buffer_retire(ag_buffer *b, ag__bevent **ev);
 /* src/buffer.c: a blocking read ordered after the work last enqueued on @p b, whichever queue
    that was (the calling thread's default queue when none). */
 ag_status ag__buffer_read_after_last(ag_buffer *b, size_t offset, void *dst, size_t bytes);
+
+/* src/fft.c: destroys the device's FFT plans once their last runs are done. */
+void ag__fft_trim(ag_device *dev);
 
 /* src/cache.c: builds @p source for @p dev through the disk cache. */
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,

@@ -171,6 +171,7 @@ void ag__pool_free(ag_device *dev, ag__bmem *mem, size_t capacity, ag__bevent *r
 
 ag_status ag_device_trim(ag_device *dev) {
   AG__CHECK_NOT_NULL("ag_device_trim", dev);
+  ag__fft_trim(dev); /* before the pool: plans may hold buffers of their own */
   pthread_mutex_lock(&dev->pool.lock);
   trim_locked(dev);
   pthread_mutex_unlock(&dev->pool.lock);

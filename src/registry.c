@@ -10,8 +10,9 @@
 
 #include "config.h"
 #include "internal.h"
+#include "../backends/host/host_internal.h"
 
-static const ag__core_services services = {.error = ag__error, .log = ag__log};
+static const ag__core_services services = {.error = ag__error, .log = ag__log, .host_blas = &ag__host_blas_ops};
 
 const ag__core_services *ag__services(void) { return &services; }
 
@@ -198,6 +199,7 @@ static void registry_init(void) {
       dev->index = reg.count;
       pthread_mutex_init(&dev->lock, NULL);
       ag__pool_init(&dev->pool);
+      pthread_mutex_init(&dev->fft_lock, NULL);
       st = b->be->device_open(k, &dev->bdev, &dev->info);
       if (st != AG_OK) {
         /* One broken device does not hide the others; it is logged and left out. */

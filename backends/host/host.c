@@ -13,9 +13,12 @@
 #endif
 
 #include "../backend.h"
+#include "host_internal.h"
 #include "kernels/kernels.h"
 
 static const ag__core_services *core;
+
+const ag__core_services *ag__host_core(void) { return core; }
 
 /* The host's handles: a device and a queue carry nothing; an event is a time. */
 struct ag__bdevice {
@@ -355,6 +358,20 @@ static ag_status host_builtin_find(const char *family, ag__builtin_src *src) {
   return core->error(AG_ERR_UNSUPPORTED, "the host backend has no built-in kernels \"%s\"", family);
 }
 
+static const ag__blas_ops *host_blas(ag__bdevice *dev) {
+  (void)dev;
+  return &ag__host_blas_ops;
+}
+
+static const ag__fft_ops *host_fft(ag__bdevice *dev, const char *provider) {
+  (void)dev;
+  if (provider != NULL && strcmp(provider, "fftw") != 0) {
+    core->error(AG_ERR_UNSUPPORTED, "the host has no FFT provider \"%s\" (it has fftw)", provider);
+    return NULL;
+  }
+  return &ag__host_fft_ops;
+}
+
 static const ag__backend host_backend = {
     .abi = AG__BACKEND_ABI,
     .name = "host",
@@ -383,6 +400,8 @@ static const ag__backend host_backend = {
     .kernel_release = host_kernel_release,
     .kernel_launch = host_kernel_launch,
     .builtin_find = host_builtin_find,
+    .blas = host_blas,
+    .fft = host_fft,
 };
 
 const ag__backend *ag__host_backend(void) { return &host_backend; }

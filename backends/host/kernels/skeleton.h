@@ -4,6 +4,7 @@
    table entries {"name", function} instead. */
 #include "anygpu.h"
 #include "../../../kernels_shared/reduce_items.h"
+#include "../../../kernels_shared/roll.h"
 
 /* Bytes the op layer reserves per partial reduction state (src/reduce.c). */
 #define AG_REDUCE_STATE_MAX 32
@@ -33,6 +34,7 @@
 #define AG_DEF_SOFT(K, T_, R_, FN) AG_HOST_ENTRY(K)
 #define AG_DEF_CLAMP(K, T_, FN) AG_HOST_ENTRY(K)
 #define AG_DEF_WHERE(K, T_, FN) AG_HOST_ENTRY(K)
+#define AG_DEF_ROLL(K, T_) AG_HOST_ENTRY(K)
 /* The host runs reductions in _cols form only (src/reduce.c), so it has no _rows twins. */
 #define AG_DEF_REDUCE(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                    \
   AG_HOST_ENTRY(AG_CAT2(K, _cols)) AG_HOST_ENTRY(AG_CAT2(K, _merge))
@@ -148,6 +150,17 @@
     T_ *out = (T_ *)args[6] + AG_ARG(7, ag_u64);                                                \
     const ag_u64 n = AG_ARG(8, ag_u64), chunk = AG_ARG(9, ag_u64);                              \
     AG_HOST_LOOP(out[i] = FN(c[i], a[i], b[i]))                                                 \
+  }
+
+/* See kernels_shared/roll.h. */
+#define AG_DEF_ROLL(K, T_)                                                                      \
+  AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *g, void *const *args) {         \
+    const T_ *x = (const T_ *)args[0] + AG_ARG(1, ag_u64);                                      \
+    T_ *out = (T_ *)args[2] + AG_ARG(3, ag_u64);                                                \
+    const ag_u64 d1 = AG_ARG(4, ag_u64), d2 = AG_ARG(5, ag_u64), d3 = AG_ARG(6, ag_u64);        \
+    const ag_u64 s1 = AG_ARG(7, ag_u64), s2 = AG_ARG(8, ag_u64), s3 = AG_ARG(9, ag_u64);        \
+    const ag_u64 n = AG_ARG(10, ag_u64), chunk = AG_ARG(11, ag_u64);                            \
+    AG_HOST_LOOP(out[i] = x[ag_roll_source(i, d1, d2, d3, s1, s2, s3)])                         \
   }
 
 /* The items of this work-group, each one piece of one output (see reduce_items.h). */

@@ -11,5 +11,6 @@
 #undef AG_DEF_SOFT
 #undef AG_DEF_CLAMP
 #undef AG_DEF_WHERE
+#undef AG_DEF_ROLL
 #undef AG_DEF_REDUCE
 #undef AG_HOST_LOOP

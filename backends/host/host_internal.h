@@ -1,0 +1,16 @@
+/* backends/host/host_internal.h - what the host backend's files share. */
+#ifndef AG_HOST_INTERNAL_H
+#define AG_HOST_INTERNAL_H
+
+#include "../backend.h"
+
+/* The core's services, as handed to the host backend's probe. */
+const ag__core_services *ag__host_core(void);
+
+/* OpenBLAS over host memory (blas.c). */
+extern const ag__blas_ops ag__host_blas_ops;
+
+/* FFTW (fft.c). */
+extern const ag__fft_ops ag__host_fft_ops;
+
+#endif
