@@ -129,30 +129,51 @@ AG_INLINE AG_RS(sum) AG_RN(merge, sum)(AG_RS(sum) a, AG_RS(sum) b) {
   return a;
 }
 #endif
-/* A block of AG_RBLOCK (16) consecutive elements, added pairwise (a tree of independent
-   additions, which compilers vectorise), then into the total once. */
-AG_INLINE AG_RS(sum) AG_RN(acc_block, sum)(AG_RS(sum) a, const AG_A *v, ag_u64 k) {
+/* A block of AG_RBLOCK (256) elements, k to k + 255 at stride inner, read here: 16 lane
+   totals of plain additions (independent, so compilers vectorise them), added pairwise, then
+   into the compensated total once. One block's rounding is that of 16 additions; the total
+   is exact to the compensation. AG_SUM_BLOCK(load) makes one per load (plain, dot). */
 #if AG_CPLX
-  R re[8], im[8];
-  for (int j = 0; j < 8; j++) {
-    re[j] = v[j].x + v[j + 8].x;
-    im[j] = v[j].y + v[j + 8].y;
+#define AG_SUM_BLOCK(ld)                                                                        \
+  AG_INLINE AG_RS(sum) AG_CAT2(ag_r_accb_sum_##ld, AG_SFX)(AG_RS(sum) a, AG_GLOBAL const T *x,  \
+                                                          AG_GLOBAL const T *y, ag_u64 k,       \
+                                                          ag_u64 inner) {                       \
+    R re[16], im[16];                                                                           \
+    for (int j = 0; j < 16; j++)                                                                \
+      re[j] = im[j] = 0;                                                                        \
+    for (int i = 0; i < AG_RBLOCK; i += 16)                                                     \
+      for (int j = 0; j < 16; j++) {                                                            \
+        T v = AG_CAT2(ag_r_load_##ld, AG_SFX)(x, y, (k + (ag_u64)(i + j)) * inner);             \
+        re[j] += v.x;                                                                           \
+        im[j] += v.y;                                                                           \
+      }                                                                                         \
+    for (int w = 8; w > 0; w >>= 1)                                                             \
+      for (int j = 0; j < w; j++) {                                                             \
+        re[j] += re[j + w];                                                                     \
+        im[j] += im[j + w];                                                                     \
+      }                                                                                         \
+    return AG_RN(acc1, sum)(a, AG_MK(re[0], im[0]), k);                                         \
   }
-  for (int j = 0; j < 4; j++) {
-    re[j] += re[j + 4];
-    im[j] += im[j + 4];
-  }
-  T p = AG_MK((re[0] + re[2]) + (re[1] + re[3]), (im[0] + im[2]) + (im[1] + im[3]));
 #else
-  AG_A w[8];
-  for (int j = 0; j < 8; j++)
-    w[j] = v[j] + v[j + 8];
-  for (int j = 0; j < 4; j++)
-    w[j] += w[j + 4];
-  AG_A p = (w[0] + w[2]) + (w[1] + w[3]);
+#define AG_SUM_BLOCK(ld)                                                                        \
+  AG_INLINE AG_RS(sum) AG_CAT2(ag_r_accb_sum_##ld, AG_SFX)(AG_RS(sum) a, AG_GLOBAL const T *x,  \
+                                                          AG_GLOBAL const T *y, ag_u64 k,       \
+                                                          ag_u64 inner) {                       \
+    AG_A l[16];                                                                                 \
+    for (int j = 0; j < 16; j++)                                                                \
+      l[j] = 0;                                                                                 \
+    for (int i = 0; i < AG_RBLOCK; i += 16)                                                     \
+      for (int j = 0; j < 16; j++)                                                              \
+        l[j] += AG_CAT2(ag_r_load_##ld, AG_SFX)(x, y, (k + (ag_u64)(i + j)) * inner);           \
+    for (int w = 8; w > 0; w >>= 1)                                                             \
+      for (int j = 0; j < w; j++)                                                               \
+        l[j] += l[j + w];                                                                       \
+    return AG_RN(acc1, sum)(a, l[0], k);                                                        \
+  }
 #endif
-  return AG_RN(acc1, sum)(a, p, k);
-}
+AG_SUM_BLOCK(plain)
+AG_SUM_BLOCK(dot)
+#undef AG_SUM_BLOCK
 
 /* The final value of a sum state as each output dtype. */
 #if AG_INT
@@ -195,9 +216,12 @@ AG_INLINE AG_RS(ext) AG_RN(init, ext)(void) {
     b.n = 1;                                                                                    \
     return AG_CAT2(ag_r_merge_##op, AG_SFX)(a, b);                                                              \
   }                                                                                             \
-  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_acc_block_##op, AG_SFX)(AG_RS(ext) a, const T *v, ag_u64 k) {                    \
+  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_accb_##op##_same, AG_SFX)(AG_RS(ext) a, AG_GLOBAL const T *x, \
+                                                                AG_GLOBAL const T *y, ag_u64 k, \
+                                                                ag_u64 inner) {                 \
     for (int j = 0; j < AG_RBLOCK; j++)                                                         \
-      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, v[j], k + (ag_u64)j);                                              \
+      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner),  \
+                                          k + (ag_u64)j);                                       \
     return a;                                                                                   \
   }                                                                                             \
   AG_INLINE T AG_CAT2(ag_r_final_same_##op, AG_SFX)(AG_RS(ext) a) { return a.v; }
@@ -235,9 +259,12 @@ AG_INLINE AG_RS(arg) AG_RN(init, arg)(void) {
     b.i = k;                                                                                    \
     return AG_CAT2(ag_r_merge_##op, AG_SFX)(a, b);                                                              \
   }                                                                                             \
-  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_acc_block_##op, AG_SFX)(AG_RS(arg) a, const T *v, ag_u64 k) {                    \
+  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_accb_##op##_same, AG_SFX)(AG_RS(arg) a, AG_GLOBAL const T *x, \
+                                                                AG_GLOBAL const T *y, ag_u64 k, \
+                                                                ag_u64 inner) {                 \
     for (int j = 0; j < AG_RBLOCK; j++)                                                         \
-      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, v[j], k + (ag_u64)j);                                              \
+      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner),  \
+                                          k + (ag_u64)j);                                       \
     return a;                                                                                   \
   }                                                                                             \
   AG_INLINE ag_u32 AG_CAT2(ag_r_final_u32_##op, AG_SFX)(AG_RS(arg) a) { return (ag_u32)a.i; }
@@ -305,39 +332,59 @@ AG_INLINE AG_RS(nrm2) AG_RN(acc1, nrm2)(AG_RS(nrm2) a, T v, ag_u64 k) {
   return AG_RN(add_real, nrm2)(a, v);
 #endif
 }
-/* A block of AG_RBLOCK: its largest magnitude m, then the squares of the elements divided by m, added
-   plainly (they are at most 1), then merged once: one division per block. */
-AG_INLINE AG_RS(nrm2) AG_RN(acc_block, nrm2)(AG_RS(nrm2) a, const T *v, ag_u64 k) {
+/* A block of AG_RBLOCK (256) elements: its largest magnitude m (16 lanes), then the squares of
+   the elements divided by m, which are at most 1, in 16 lane totals, merged once: one division
+   per block, and loops compilers vectorise. */
 #if AG_CPLX
-#define AG_NCOMP (2 * AG_RBLOCK)
-  R c[2 * AG_RBLOCK];
-  for (int j = 0; j < AG_RBLOCK; j++) {
-    c[2 * j] = v[j].x;
-    c[2 * j + 1] = v[j].y;
-  }
+#define AG_NRM2_PARTS(v, F) F((v).x) F((v).y)
 #else
-#define AG_NCOMP AG_RBLOCK
-  const T *c = v;
+#define AG_NRM2_PARTS(v, F) F(v)
 #endif
-  R m = 0;
-  for (int j = 0; j < AG_NCOMP; j++) {
-    R t = AG_CAT2(AG_FABS, AG_RSFX)(c[j]);
-    m = t > m ? t : m;
+AG_INLINE AG_RS(nrm2) AG_CAT2(ag_r_accb_nrm2_same, AG_SFX)(AG_RS(nrm2) a, AG_GLOBAL const T *x,
+                                                          AG_GLOBAL const T *y, ag_u64 k, ag_u64 inner) {
+  R l[16];
+  for (int j = 0; j < 16; j++)
+    l[j] = 0;
+#define AG_NRM2_MAX(c)                                                                          \
+  {                                                                                             \
+    R t_ = AG_CAT2(AG_FABS, AG_RSFX)(c);                                                        \
+    l[j] = t_ > l[j] ? t_ : l[j];                                                               \
   }
+  for (int i = 0; i < AG_RBLOCK; i += 16)
+    for (int j = 0; j < 16; j++) {
+      T v = AG_RN(load, same)(x, y, (k + (ag_u64)(i + j)) * inner);
+      AG_NRM2_PARTS(v, AG_NRM2_MAX)
+    }
+#undef AG_NRM2_MAX
+  R m = 0;
+  for (int j = 0; j < 16; j++)
+    m = l[j] > m ? l[j] : m;
   if (!(m > 0 && m - m == 0)) { /* zero, Inf or NaN: element by element */
     for (int j = 0; j < AG_RBLOCK; j++)
-      a = AG_RN(acc1, nrm2)(a, v[j], k);
+      a = AG_RN(acc1, nrm2)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner), k);
     return a;
   }
-  R inv = (R)1 / m, s = 0;
-  for (int j = 0; j < AG_NCOMP; j++) {
-    R t = c[j] * inv;
-    s += t * t;
+  R inv = (R)1 / m;
+  for (int j = 0; j < 16; j++)
+    l[j] = 0;
+#define AG_NRM2_SQUARE(c)                                                                       \
+  {                                                                                             \
+    R t_ = (c)*inv;                                                                             \
+    l[j] += t_ * t_;                                                                            \
   }
-#undef AG_NCOMP
+  for (int i = 0; i < AG_RBLOCK; i += 16)
+    for (int j = 0; j < 16; j++) {
+      T v = AG_RN(load, same)(x, y, (k + (ag_u64)(i + j)) * inner);
+      AG_NRM2_PARTS(v, AG_NRM2_SQUARE)
+    }
+#undef AG_NRM2_SQUARE
+#undef AG_NRM2_PARTS
+  for (int w = 8; w > 0; w >>= 1)
+    for (int j = 0; j < w; j++)
+      l[j] += l[j + w];
   AG_RS(nrm2) b;
   b.scale = m;
-  b.ssq.s = s;
+  b.ssq.s = l[0];
   b.ssq.c = 0;
   return AG_RN(merge, nrm2)(a, b);
 }
@@ -361,7 +408,7 @@ AG_INLINE R AG_RN(final_real, nrm2)(AG_RS(nrm2) a) {
   AG_DEF_REDUCE(AG_CAT3(ag_##kop, AG_SFX, AG_CAT2(_, out)), AG_CAT2(ag_rs_##st, AG_SFX), T, TO, \
                 AT,                                                                            \
                 AG_CAT2(ag_r_load_##ld, AG_SFX), AG_CAT2(ag_r_init_##st, AG_SFX),               \
-                AG_CAT2(ag_r_acc1_##fop, AG_SFX), AG_CAT2(ag_r_acc_block_##fop, AG_SFX),             \
+                AG_CAT2(ag_r_acc1_##fop, AG_SFX), AG_CAT2(ag_r_accb_##fop##_##ld, AG_SFX),           \
                 AG_CAT2(ag_r_merge_##fop, AG_SFX), AG_CAT2(ag_r_final_##fin##_##fop, AG_SFX))
 
 #if AG_UINT

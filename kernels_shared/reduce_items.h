@@ -6,10 +6,10 @@
 
 #include "dialect.h"
 
-/* Elements a work-item accumulates at a time (reduce.h's acc_block functions): a block is
-   added up pairwise, then into the running state once, which keeps the state's dependency
-   chain (Kahan: four additions) off the critical path. */
-#define AG_RBLOCK 16
+/* Elements a work-item accumulates at a time (reduce.h's accb functions, which read them):
+   a block is added up in independent lanes, then into the running state once, which keeps
+   the state's dependency chain (Kahan: four additions) off the critical path. */
+#define AG_RBLOCK 256
 
 #define AG_REDUCE_ITEMS(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                  \
   /* Item gid of a _cols launch: one piece of one output's range, walked in order. */         \
@@ -21,20 +21,12 @@
     x += o * len * inner + i;                                                                   \
     y += o * len * inner + i;                                                                   \
     S s = INIT();                                                                               \
-    if (inner == 1) { /* contiguous: the loads of a block are neighbours, and vectorise */      \
-      for (; k + AG_RBLOCK <= k1; k += AG_RBLOCK) {                                             \
-        A v[AG_RBLOCK];                                                                         \
-        for (int j = 0; j < AG_RBLOCK; j++)                                                     \
-          v[j] = LOAD(x, y, k + (ag_u64)j);                                                     \
-        s = ACCB(s, v, k);                                                                      \
-      }                                                                                         \
+    if (inner == 1) { /* contiguous: compiled for stride 1, so block loads vectorise */         \
+      for (; k + AG_RBLOCK <= k1; k += AG_RBLOCK)                                               \
+        s = ACCB(s, x, y, k, 1);                                                                \
     } else {                                                                                    \
-      for (; k + AG_RBLOCK <= k1; k += AG_RBLOCK) {                                             \
-        A v[AG_RBLOCK];                                                                         \
-        for (int j = 0; j < AG_RBLOCK; j++)                                                     \
-          v[j] = LOAD(x, y, (k + (ag_u64)j) * inner);                                           \
-        s = ACCB(s, v, k);                                                                      \
-      }                                                                                         \
+      for (; k + AG_RBLOCK <= k1; k += AG_RBLOCK)                                               \
+        s = ACCB(s, x, y, k, inner);                                                            \
     }                                                                                           \
     for (; k < k1; k++)                                                                         \
       s = ACC1(s, LOAD(x, y, k * inner), k);                                                    \
