@@ -33,6 +33,7 @@ static const struct {
     {"ANYGPU_POOL", "0 turns the device memory pool off"},
     {"ANYGPU_BACKEND_PATH", "folders searched first for backend modules"},
     {"ANYGPU_OPENCL_FFT", "FFT library of the OpenCL backend: vkfft (default) or clfft"},
+    {"ANYGPU_OPENCL_BLAS", "BLAS of CPU OpenCL devices: openblas (default, mapped) or clblast"},
 };
 enum { NENV = sizeof env_vars / sizeof env_vars[0] };
 
@@ -41,6 +42,7 @@ typedef struct report {
   const char *backend_reason[NBACKENDS]; /* NULL when the backend loaded */
   int device_count;
   ag_device_info *devices;
+  const char **blas, **fft; /* each device's libraries; NULL: none */
   char enum_error[1024];    /* why devices could not be enumerated; "" when they could */
   bool default_ok;
   ag_device_info default_info;
@@ -74,12 +76,20 @@ static void gather(report *r) {
     n = 0;
   }
   r->devices = n > 0 ? calloc((size_t)n, sizeof *r->devices) : NULL;
+  r->blas = n > 0 ? calloc((size_t)n, sizeof *r->blas) : NULL;
+  r->fft = n > 0 ? calloc((size_t)n, sizeof *r->fft) : NULL;
+  if (r->blas == NULL || r->fft == NULL) {
+    free(r->devices);
+    r->devices = NULL;
+  }
   for (int i = 0; i < n && r->devices != NULL; i++) {
     ag_device *dev;
     if (ag_device_get(i, &dev) != AG_OK || ag_device_get_info(dev, &r->devices[i]) != AG_OK) {
       snprintf(r->enum_error, sizeof r->enum_error, "%s", ag_last_error());
       break;
     }
+    r->blas[i] = ag_blas_provider(dev);
+    r->fft[i] = ag_fft_provider(dev);
     r->device_count = i + 1;
   }
   if (n > 0 && r->devices == NULL)
@@ -168,7 +178,7 @@ static void print_bytes_row(const char *label, size_t bytes) {
   printf("    %-22s%s (%zu bytes)\n", label, h, bytes);
 }
 
-static void print_device(int index, const ag_device_info *d) {
+static void print_device(int index, const ag_device_info *d, const char *blas, const char *fft) {
   printf("\ndevice %d: %s\n", index, d->spec);
   printf("    %-22s%s\n", "name", d->name);
   printf("    %-22s%s\n", "backend", d->backend);
@@ -186,6 +196,8 @@ static void print_device(int index, const ag_device_info *d) {
   capability(d->compute_capability, cc, sizeof cc);
   if (cc[0] != '\0')
     printf("    %-22s%s\n", "compute capability", cc);
+  printf("    %-22s%s\n", "BLAS", blas ? blas : "none");
+  printf("    %-22s%s\n", "FFT", fft ? fft : "none");
 }
 
 static void print_text(const report *r) {
@@ -206,7 +218,7 @@ static void print_text(const report *r) {
   if (r->device_count > 0)
     print_summary(r);
   for (int i = 0; i < r->device_count; i++)
-    print_device(i, &r->devices[i]);
+    print_device(i, &r->devices[i], r->blas[i], r->fft[i]);
 
   printf("\ndefault device (ag_device_select(NULL))\n");
   if (r->default_ok) {
@@ -296,7 +308,7 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
-static void print_json_device(int index, const ag_device_info *d) {
+static void print_json_device(int index, const ag_device_info *d, const char *blas, const char *fft) {
   char cc[16];
   capability(d->compute_capability, cc, sizeof cc);
   printf("    {\"index\": %d, \"spec\": ", index);
@@ -318,6 +330,10 @@ static void print_json_device(int index, const ag_device_info *d) {
   printf("\n     \"max_work_group_size\": %zu, \"local_memory\": %zu, \"fp64\": %s, \"compute_capability\": ",
          d->max_work_group_size, d->local_memory, d->fp64 ? "true" : "false");
   json_string(cc[0] ? cc : NULL);
+  printf(",\n     \"blas\": ");
+  json_string(blas);
+  printf(", \"fft\": ");
+  json_string(fft);
   printf("}");
 }
 
@@ -334,7 +350,7 @@ static void print_json(const report *r) {
   }
   printf("  ],\n  \"devices\": [\n");
   for (int i = 0; i < r->device_count; i++) {
-    print_json_device(i, &r->devices[i]);
+    print_json_device(i, &r->devices[i], r->blas[i], r->fft[i]);
     printf("%s\n", i + 1 < r->device_count ? "," : "");
   }
   printf("  ],\n");
@@ -387,6 +403,8 @@ int main(int argc, char **argv) {
   else
     print_text(&r);
   free(r.devices);
+  free(r.blas);
+  free(r.fft);
   if (fflush(stdout) != 0) {
     perror("anygpu-info: stdout");
     return 1;
