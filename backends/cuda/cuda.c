@@ -18,6 +18,9 @@
    caller's own current context is left as it was. The primary context is the one the CUDA
    runtime, cuBLAS and cuFFT use, so device pointers pass between them and anygpu.
 
+   BLAS and FFT: cuBLAS (blas.c) and cuFFT (fft.c) run in the same primary contexts, on the
+   queues' streams; cuda_internal.h holds what those files share with this one.
+
    Threading: the driver API is thread-safe, and kernel arguments are passed at launch
    (cuLaunchKernel copies them), so unlike OpenCL no lock is taken per kernel. NVRTC compiles
    are serialised (see nvrtc_lock).
@@ -29,22 +32,19 @@
          float *tile = (float *)(shared + tile_at);
          ...
 */
-#include <cuda.h>
 #include <dlfcn.h>
 #include <nvrtc.h>
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
 #include "../embedded.h"
+#include "cuda_internal.h"
 
 extern const ag__embedded ag__cuda_kernels[];
 
-static const ag__core_services *core;
+const ag__core_services *ag__cuda_core;
+#define core ag__cuda_core
 
 _Static_assert(sizeof(CUdeviceptr) <= sizeof(void *), "a CUdeviceptr is kept in a pointer");
 
@@ -128,22 +128,14 @@ static void cu_warn(const char *call, CUresult e) {
 
 static ag_status no_memory(void) { return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory"); }
 
+ag_status ag__cuda_error(ag_status st, const char *call, CUresult e) { return cu_error(st, call, e); }
+ag_status ag__cuda_check(const char *call, CUresult e) { return cu_check(call, e); }
+void ag__cuda_warn(const char *call, CUresult e) { cu_warn(call, e); }
+ag_status ag__cuda_no_memory(void) { return no_memory(); }
+
 /* ---- handles ------------------------------------------------------------------------------ */
 
-struct ag__bdevice {
-  CUdevice id;
-  _Atomic(CUcontext) ctx;   /* the primary context once retained, else NULL */
-  pthread_mutex_t ctx_lock; /* serialises the retain */
-  int cc;                   /* compute capability, major * 10 + minor */
-  int max_block[3];         /* threads per block in x, y, z */
-  int max_grid[3];          /* blocks per grid in x, y, z */
-  size_t smem_optin;        /* shared memory a block may have once a kernel opts in */
-};
-
-struct ag__bqueue {
-  ag__bdevice *dev;
-  CUstream stream;
-};
+/* ag__bdevice and ag__bqueue are in cuda_internal.h, shared with the BLAS and FFT files. */
 
 struct ag__bevent {
   ag__bdevice *dev;
@@ -168,8 +160,6 @@ struct ag__bkernel {
   char name[];
 };
 
-#define DPTR(m) ((CUdeviceptr)(uintptr_t)(m))
-
 /* Makes @p dev's primary context current on the calling thread, retaining it on first use.
    Every AG_OK is to be paired with leave(). */
 static ag_status enter(ag__bdevice *dev) {
@@ -193,6 +183,9 @@ static ag_status leave(ag_status st) {
   cu_warn("cuCtxPopCurrent", cuCtxPopCurrent(&popped));
   return st;
 }
+
+ag_status ag__cuda_enter(ag__bdevice *dev) { return enter(dev); }
+ag_status ag__cuda_leave(ag_status st) { return leave(st); }
 
 /* ---- lifetime ----------------------------------------------------------------------------- */
 
@@ -304,6 +297,7 @@ static ag_status cu_device_open(int index, ag__bdevice **out, ag_device_info *in
   dev->id = id;
   atomic_init(&dev->ctx, NULL);
   pthread_mutex_init(&dev->ctx_lock, NULL);
+  pthread_mutex_init(&dev->blas_lock, NULL);
   dev->cc = v[MAJOR] * 10 + v[MINOR];
   for (int d = 0; d < 3; d++) {
     dev->max_block[d] = v[BX + d];
@@ -1081,6 +1075,8 @@ static const ag__backend cuda_backend = {
     .kernel_release = cu_kernel_release,
     .kernel_launch = cu_kernel_launch,
     .builtin_find = cu_builtin_find,
+    .blas = ag__cuda_blas,
+    .fft = ag__cuda_fft,
 };
 
 AG__MODULE_EXPORT const ag__backend *ag__backend_entry(void);
