@@ -56,9 +56,10 @@ static ag_status check_operands(const char *fn, size_t n, const char *const *nam
 
 static ag__bmem *mem_of(const ag_array *a) { return a->store ? a->store->buf->mem : NULL; }
 
-ag_status ag_gemm_complex(ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha_re, double alpha_im,
-                          const ag_array *a, const ag_array *b, double beta_re, double beta_im, ag_array *c) {
-  static const char fn[] = "ag_gemm";
+/* C = alpha op(A) op(B) + beta C, reported as function @p fn. */
+static ag_status gemm(const char *fn, ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha_re,
+                      double alpha_im, const ag_array *a, const ag_array *b, double beta_re, double beta_im,
+                      ag_array *c) {
   const char *names[] = {"a", "b", "c"};
   const ag_array *arrays[] = {a, b, c};
   ag_status st = check_operands(fn, 3, names, arrays);
@@ -128,9 +129,14 @@ ag_status ag_gemm_complex(ag_queue *q, ag_transpose ta, ag_transpose tb, double 
   return ag__prefix(st, fn);
 }
 
+ag_status ag_gemm_complex(ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha_re, double alpha_im,
+                          const ag_array *a, const ag_array *b, double beta_re, double beta_im, ag_array *c) {
+  return gemm("ag_gemm_complex", q, ta, tb, alpha_re, alpha_im, a, b, beta_re, beta_im, c);
+}
+
 ag_status ag_gemm(ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha, const ag_array *a, const ag_array *b,
                   double beta, ag_array *c) {
-  return ag_gemm_complex(q, ta, tb, alpha, 0, a, b, beta, 0, c);
+  return gemm("ag_gemm", q, ta, tb, alpha, 0, a, b, beta, 0, c);
 }
 
 ag_status ag_gemv(ag_queue *q, ag_transpose ta, double alpha, const ag_array *a, const ag_array *x, double beta,
