@@ -57,6 +57,16 @@ typedef struct ag__builtin_src {
 
 /* ---- BLAS and FFT: the optional provider tables ----------------------------------------- */
 
+/* Bytes of one element of a BLAS dtype (f32, f64, c64, c128); 0 for the others. */
+static inline size_t ag__blas_dtype_size(ag_dtype t) {
+  return t == AG_F32 ? 4 : t == AG_F64 || t == AG_C64 ? 8 : t == AG_C128 ? 16 : 0;
+}
+
+/* The real dtype of a complex one (what nrm2 writes); real dtypes are their own. */
+static inline ag_dtype ag__blas_real_dtype(ag_dtype t) {
+  return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t;
+}
+
 /* One (batched) row-major GEMM: C = alpha op(A) op(B) + beta C for `batch` matrices. Offsets,
    leading dimensions and strides count elements; a stride of 0 reuses one matrix for the
    whole batch. alpha and beta hold a value of the dtype (complex: re then im). The core has

@@ -35,24 +35,7 @@
 
 #define core ag__cuda_core
 
-static size_t dtype_size(ag_dtype t) {
-  switch (t) {
-  case AG_F32:
-    return 4;
-  case AG_F64:
-  case AG_C64:
-    return 8;
-  case AG_C128:
-    return 16;
-  default:
-    return 0;
-  }
-}
-
 static bool is_complex(ag_dtype t) { return t == AG_C64 || t == AG_C128; }
-
-/* nrm2 writes the real dtype of its input. */
-static ag_dtype real_of(ag_dtype t) { return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t; }
 
 /* The letters cuBLAS names a routine's types with: cublasSgemm, cublasZdotc, cublasScnrm2. */
 static const char *prefix(ag_dtype t, bool nrm2) {
@@ -81,7 +64,7 @@ typedef union scalar {
 static scalar load(ag_dtype t, const void *v) {
   scalar x;
   memset(&x, 0, sizeof x);
-  memcpy(&x, v, dtype_size(t));
+  memcpy(&x, v, ag__blas_dtype_size(t));
   return x;
 }
 
@@ -205,7 +188,7 @@ static ag_status cb_axpy(ag__bqueue *q, ag_dtype t, size_t n, const void *alpha,
                          ag__bmem *y, size_t y_off) {
   if (n == 0)
     return AG_OK;
-  size_t es = dtype_size(t);
+  size_t es = ag__blas_dtype_size(t);
   scalar a = load(t, alpha);
   bool wide = !fits(n);
   cublasHandle_t h;
@@ -241,7 +224,7 @@ static ag_status cb_scal(ag__bqueue *q, ag_dtype t, size_t n, const void *alpha,
   ag_status st = begin(q, CUBLAS_POINTER_MODE_HOST, &h);
   if (st != AG_OK)
     return st;
-  cublasStatus_t s = scal_call(h, t, wide, (int64_t)n, &a, at(x, x_off, dtype_size(t)), 1);
+  cublasStatus_t s = scal_call(h, t, wide, (int64_t)n, &a, at(x, x_off, ag__blas_dtype_size(t)), 1);
   return end(q, s == CUBLAS_STATUS_SUCCESS ? AG_OK : cublas_fail(q, "scal", t, wide, s));
 }
 
@@ -249,7 +232,7 @@ static ag_status cb_scal(ag__bqueue *q, ag_dtype t, size_t n, const void *alpha,
    dot is 0, written here rather than trusting cuBLAS to write it for n = 0. */
 static ag_status cb_dot(ag__bqueue *q, ag_dtype t, bool conjugate, size_t n, ag__bmem *x, size_t x_off,
                         ag__bmem *y, size_t y_off, ag__bmem *out, size_t out_off) {
-  size_t es = dtype_size(t);
+  size_t es = ag__blas_dtype_size(t);
   bool wide = !fits(n);
   cublasHandle_t h;
   ag_status st = begin(q, CUBLAS_POINTER_MODE_DEVICE, &h);
@@ -283,7 +266,7 @@ static ag_status cb_dot(ag__bqueue *q, ag_dtype t, bool conjugate, size_t n, ag_
 /* out (of the real dtype, out_off counting its elements) = ||x||_2, on the device. */
 static ag_status cb_nrm2(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *x, size_t x_off, ag__bmem *out,
                          size_t out_off) {
-  size_t es = dtype_size(t), res = dtype_size(real_of(t));
+  size_t es = ag__blas_dtype_size(t), res = ag__blas_dtype_size(ag__blas_real_dtype(t));
   bool wide = !fits(n);
   cublasHandle_t h;
   ag_status st = begin(q, CUBLAS_POINTER_MODE_DEVICE, &h);
@@ -325,7 +308,7 @@ static cublasOperation_t op(ag_transpose t, ag_dtype dtype) {
    columns (ldc apart), whichever are fewer. Whether cuBLAS's gemm does this itself for k = 0
    is not documented, so it is not asked to. */
 static ag_status scale_c(ag__bqueue *q, cublasHandle_t h, const ag__gemm *g, const scalar *beta) {
-  size_t es = dtype_size(g->dtype), m = g->m, n = g->n;
+  size_t es = ag__blas_dtype_size(g->dtype), m = g->m, n = g->n;
   for (size_t b = 0; b < g->batch; b++) {
     size_t base = g->c_off + b * g->c_stride;
     CUresult e;
@@ -358,7 +341,7 @@ static ag_status cb_gemm(ag__bqueue *q, const ag__gemm *g) {
   if (g->m == 0 || g->n == 0 || g->batch == 0)
     return AG_OK;
   ag_dtype t = g->dtype;
-  size_t es = dtype_size(t);
+  size_t es = ag__blas_dtype_size(t);
   scalar alpha = load(t, g->alpha), beta = load(t, g->beta);
   cublasHandle_t h;
   ag_status st = begin(q, CUBLAS_POINTER_MODE_HOST, &h);
@@ -438,7 +421,7 @@ static ag_status cb_gemv(ag__bqueue *q, const ag__gemv *g) {
     memcpy(gg.beta, g->beta, sizeof gg.beta);
     return cb_gemm(q, &gg);
   }
-  size_t es = dtype_size(t);
+  size_t es = ag__blas_dtype_size(t);
   scalar alpha = load(t, g->alpha), beta = load(t, g->beta);
   cublasHandle_t h;
   ag_status st = begin(q, CUBLAS_POINTER_MODE_HOST, &h);

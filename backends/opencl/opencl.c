@@ -1,19 +1,16 @@
 /* backends/opencl/opencl.c — the OpenCL backend (module anygpu-opencl.so): any vendor's
    OpenCL devices through the ICD loader, one context per device. */
-#define CL_TARGET_OPENCL_VERSION 120
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#include <CL/cl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
 #include "../embedded.h"
+#include "opencl_internal.h"
 
 extern const ag__embedded ag__opencl_kernels[];
 
-static const ag__core_services *core;
+const ag__core_services *ag__cl_core;
+#define core ag__cl_core
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
@@ -65,6 +62,9 @@ static ag_status cl_status(cl_int e) {
   }
 }
 
+const char *ag__cl_name(cl_int e) { return cl_name(e); }
+ag_status ag__cl_status(cl_int e) { return cl_status(e); }
+
 #define CL_FAIL(call, e) core->error(cl_status(e), "%s: %s (%d)", call, cl_name(e), (int)(e))
 #define CL_TRY(call, expr)                                                                      \
   do {                                                                                          \
@@ -75,18 +75,7 @@ static ag_status cl_status(cl_int e) {
 
 /* ---- handles ------------------------------------------------------------------------------ */
 
-struct ag__bdevice {
-  cl_platform_id platform;
-  cl_device_id id;
-  cl_context ctx;
-  cl_command_queue service; /* for mapping pinned memory; guarded by lock */
-  pthread_mutex_t lock;
-};
-
-struct ag__bqueue {
-  ag__bdevice *dev;
-  cl_command_queue q;
-};
+/* ag__bdevice and ag__bqueue are in opencl_internal.h, shared with the BLAS and FFT files. */
 
 struct ag__bevent {
   cl_event ev;
@@ -105,8 +94,6 @@ struct ag__bkernel {
   pthread_mutex_t lock;
   size_t max_work_group;
 };
-
-#define MEM(m) ((cl_mem)(m))
 
 static struct {
   int count;
@@ -540,6 +527,33 @@ static ag_status cl_builtin_find(const char *family, ag__builtin_src *src) {
   return core->error(AG_ERR_UNSUPPORTED, "the OpenCL backend has no built-in kernels \"%s\"", family);
 }
 
+/* ---- BLAS and FFT ------------------------------------------------------------------------- */
+
+/* The FFT provider named by @p provider (the core passes $ANYGPU_OPENCL_FFT); VkFFT by
+   default, for it takes every length. */
+static const ag__fft_ops *cl_fft(ag__bdevice *dev, const char *provider) {
+  if (provider == NULL || strcmp(provider, "vkfft") == 0) {
+#if AG_OPENCL_VKFFT
+    return ag__cl_vkfft(dev);
+#else
+    core->error(AG_ERR_UNSUPPORTED, "VkFFT was not found when anygpu was built (install VkFFT's vkFFT.h, "
+                                    "Debian's libvkfft-dev, and rebuild), or use ANYGPU_OPENCL_FFT=clfft");
+    return NULL;
+#endif
+  }
+  if (strcmp(provider, "clfft") == 0) {
+#if AG_OPENCL_CLFFT
+    return ag__cl_clfft(dev);
+#else
+    core->error(AG_ERR_UNSUPPORTED, "clFFT was not found when anygpu was built (install clFFT, Debian's "
+                                    "libclfft-dev, and rebuild), or use ANYGPU_OPENCL_FFT=vkfft");
+    return NULL;
+#endif
+  }
+  core->error(AG_ERR_UNSUPPORTED, "unknown OpenCL FFT provider \"%s\" (vkfft or clfft)", provider);
+  return NULL;
+}
+
 static const ag__backend opencl_backend = {
     .abi = AG__BACKEND_ABI,
     .name = "opencl",
@@ -572,6 +586,8 @@ static const ag__backend opencl_backend = {
     .kernel_release = cl_kernel_release,
     .kernel_launch = cl_kernel_launch,
     .builtin_find = cl_builtin_find,
+    .blas = ag__cl_blas,
+    .fft = cl_fft,
 };
 
 AG__MODULE_EXPORT const ag__backend *ag__backend_entry(void);
