@@ -1,10 +1,13 @@
-/* tools/anygpu-bench.c — benchmarks: BabelStream's memory-bandwidth kernels on each device,
-   next to numpy (CPU devices) or CuPy (GPUs) doing the same arithmetic in the same run, and the
-   first kernel launch of a fresh process with an empty and a warm kernel cache. */
+/* tools/anygpu-bench.c — benchmarks: BabelStream's memory-bandwidth kernels, then GEMM and FFT
+   rows, on each device, next to numpy (CPU devices) or CuPy (GPUs) doing the same arithmetic in
+   the same run (clFFT for the FFT rows on OpenCL CPU devices), and the first kernel launch of a
+   fresh process with an empty and a warm kernel cache. */
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +28,12 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: anygpu-bench [--device SPEC] [--float] [--only KERNEL] [--csv]\n"
           "  --device SPEC  run on that device only (default: every device present)\n"
-          "  --float        BabelStream kernels in float32 (default float64)\n"
-          "  --only KERNEL  run one row: copy, mul, add, triad, dot, sum, sqrt (each also runs\n"
-          "                 copy and buffer-copy, the device's bandwidth limit), or first-launch\n"
+          "  --float        float32, and complex64 for the FFT rows (default float64, complex128)\n"
+          "  --only KERNEL  run only: one of copy, mul, add, triad, dot, sum, sqrt (each also runs\n"
+          "                 copy and buffer-copy, the device's bandwidth limit); gemm (the rows\n"
+          "                 gemm-512, gemm-1024, gemm-2048, gemm-4096) or one of them; fft (the\n"
+          "                 rows fft2d-512, fft2d-1024, fft2d-2048, fft1d-batched-256,\n"
+          "                 fft1d-batched-4096) or one of them; or first-launch\n"
           "  --csv          comma-separated rows instead of a table\n"
           "Exit status: 0 on success, 1 when a measurement fails or a result is wrong, 2 on a\n"
           "bad option or kernel name.\n");
@@ -103,6 +109,11 @@ static int coproc_send(coproc *c, const char *line) {
   if (c->to == NULL || fprintf(c->to, "%s\n", line) < 0 || fflush(c->to) != 0)
     return -1;
   return 0;
+}
+
+/* Sends @p cmd and reads the line it answers; NULL when it has gone. */
+static char *coproc_ask(coproc *c, const char *cmd, char *line, size_t size) {
+  return coproc_send(c, cmd) == 0 ? coproc_read(c, line, size) : NULL;
 }
 
 /* Closes its pipes and waits for it. Returns its exit status: 127 when it could not be
@@ -320,7 +331,9 @@ static int fail(const char *what) {
 
 static double round_to(ag_dtype t, double x) { return t == AG_F32 ? (double)(float)x : x; }
 
-static ag_status launch(stream *s, int k) {
+/* Runs kernel @p k on the stream @p ctx (an event_time call). */
+static ag_status launch(void *ctx, int k) {
+  stream *s = ctx;
   switch (k) {
   case K_COPY:
     return ag_copy(s->q, s->a, s->c);
@@ -452,9 +465,24 @@ static int check_kernel(stream *s, int k) {
   }
 }
 
-/* Runs one round of the kernels in @p order, timing each between two events on the queue
-   (device time; the second event is waited for, so the queue is idle when the next kernel
-   starts) into @p ms, or untimed when @p ms is NULL. */
+/* Times call(ctx, which) between two events on @p q into @p ms: device time; the second event
+   is waited for, so the queue is idle when the next call starts. */
+static ag_status event_time(ag_queue *q, ag_status (*call)(void *, int), void *ctx, int which, double *ms) {
+  ag_event *e0 = NULL, *e1 = NULL;
+  ag_status st = ag_event_record(q, &e0);
+  if (st == AG_OK)
+    st = call(ctx, which);
+  if (st == AG_OK)
+    st = ag_event_record(q, &e1);
+  if (st == AG_OK)
+    st = ag_event_elapsed_ms(e0, e1, ms);
+  ag_event_destroy(e0);
+  ag_event_destroy(e1);
+  return st;
+}
+
+/* Runs one round of the kernels in @p order, timing each (event_time) into @p ms, or untimed
+   when @p ms is NULL. */
 static int run_round(stream *s, const int *order, int count, double *ms) {
   for (int i = 0; i < count; i++) {
     int k = order[i];
@@ -464,20 +492,8 @@ static int run_round(stream *s, const int *order, int count, double *ms) {
       model(s, k);
       continue;
     }
-    ag_event *e0 = NULL, *e1 = NULL;
-    ag_status st = ag_event_record(s->q, &e0);
-    if (st == AG_OK)
-      st = launch(s, k);
-    if (st == AG_OK)
-      st = ag_event_record(s->q, &e1);
-    if (st == AG_OK)
-      st = ag_event_elapsed_ms(e0, e1, &ms[k]);
-    if (st != AG_OK)
-      fail(kernels[k].name);
-    ag_event_destroy(e0);
-    ag_event_destroy(e1);
-    if (st != AG_OK)
-      return 1;
+    if (event_time(s->q, launch, s, k, &ms[k]) != AG_OK)
+      return fail(kernels[k].name);
     if (!(ms[k] > 0)) {
       fprintf(stderr, "anygpu-bench: %s: the events measured %g ms\n", kernels[k].name, ms[k]);
       return 1;
@@ -565,25 +581,334 @@ static int stream_child(const char *spec, const char *dtype_name, unsigned mask)
   return rc;
 }
 
+/* ---- BLAS and FFT rows: the measurement (in a child process per device) ------------------ */
+
+/* The rows in the order they run. gemm-N: C = A B on N x N matrices; fft2d-N: one N x N complex
+   transform; fft1d-batched-N: FFT1D_ELEMENTS / N rows of N, each transformed on its own. */
+enum { R_GEMM, R_FFT2D, R_FFT1D };
+#define FFT1D_ELEMENTS ((size_t)1 << 22)
+
+/* Each row: one checked call and one warm-up call on each side, then rounds of one anygpu call
+   and one peer call, the row's max_rounds of them, or fewer once anygpu's measured time passes
+   LINALG_TIME_CAP_MS, but at least LINALG_MIN_ROUNDS (where max_rounds allows). Each side keeps
+   its best time. gemm-4096 in float64 takes seconds a call on a CPU, so it runs 2 rounds: eight
+   calls in all with the checked and warm-up calls of both sides. */
+#define LINALG_MAX_ROUNDS 10
+#define LINALG_MIN_ROUNDS 3
+#define LINALG_TIME_CAP_MS 3000.0
+
+static const struct linalg_row {
+  const char *name;
+  int kind;
+  size_t n;
+  int max_rounds;
+} linalg_rows[] = {
+    {"gemm-512", R_GEMM, 512, LINALG_MAX_ROUNDS},
+    {"gemm-1024", R_GEMM, 1024, LINALG_MAX_ROUNDS},
+    {"gemm-2048", R_GEMM, 2048, LINALG_MAX_ROUNDS},
+    {"gemm-4096", R_GEMM, 4096, 2},
+    {"fft2d-512", R_FFT2D, 512, LINALG_MAX_ROUNDS},
+    {"fft2d-1024", R_FFT2D, 1024, LINALG_MAX_ROUNDS},
+    {"fft2d-2048", R_FFT2D, 2048, LINALG_MAX_ROUNDS},
+    {"fft1d-batched-256", R_FFT1D, 256, LINALG_MAX_ROUNDS},
+    {"fft1d-batched-4096", R_FFT1D, 4096, LINALG_MAX_ROUNDS},
+};
+#define LINALG_COUNT ((int)(sizeof linalg_rows / sizeof linalg_rows[0]))
+#define LINALG_ALL ((1u << LINALG_COUNT) - 1)
+
+/* Rows of the array a row works on: N for gemm and fft2d, FFT1D_ELEMENTS / N for fft1d-batched. */
+static size_t row_count(const struct linalg_row *row) {
+  return row->kind == R_FFT1D ? FFT1D_ELEMENTS / row->n : row->n;
+}
+
+/* One row's arrays on the device's default queue. */
+typedef struct linalg {
+  const struct linalg_row *row;
+  ag_dtype t; /* f32 or f64 (gemm), c64 or c128 (FFT) */
+  ag_queue *q;
+  ag_array *x, *y, *out; /* gemm: out = x y; FFT: out = the transform of x, y unused */
+  void *host;            /* out's bytes, for filling the inputs and checking the result */
+  char *fft_env;         /* ANYGPU_OPENCL_FFT as this process found it: anygpu's own choice */
+} linalg;
+
+/* gemm's operands: A(i, k) = gemm_value(i N + k), B(k, j) = gemm_value(N^2 + k N + j), each in
+   {-1, -3/4, ..., 3/4} from the top bits of a multiplicative hash, so that no period hides a
+   mistake in the layout. Every product is a multiple of 1/16 of magnitude at most 1, so every
+   partial sum of up to 4096 of them is a multiple of 1/16 below 2^12: exact in float32, in any
+   order, with FMA or without, and C is checked exactly. */
+static double gemm_value(uint32_t x) { return (double)((int)((x * 2654435761u) >> 29) - 4) / 4.0; }
+
+/* The FFT rows' input, element (r, c) of the rows x N array: exp(2 pi i m / N) with
+   m = (3r + (N - 5)c) mod N for fft2d (one 2-D exponential, whose forward transform is N^2 at
+   bin (3, N - 5)) and m = (k_r c) mod N, k_r = (7r + 3) mod N, for fft1d-batched (a frequency of
+   its own in each row, whose transform is N at bin k_r of that row). Every other bin is 0. */
+static size_t fft_phase(const struct linalg_row *row, size_t r, size_t c) {
+  size_t n = row->n;
+  return row->kind == R_FFT2D ? (3 * r + (n - 5) * c) % n : (7 * r + 3) % n * c % n;
+}
+
+static double fft_expected(const struct linalg_row *row, size_t r, size_t c) {
+  size_t n = row->n;
+  if (row->kind == R_FFT2D)
+    return r == 3 && c == n - 5 ? (double)(n * n) : 0.0;
+  return c == (7 * r + 3) % n ? (double)n : 0.0;
+}
+
+/* Stores @p v as element @p i of @p host, of dtype @p t (complex: the real part at 2i). */
+static void store(ag_dtype t, void *host, size_t i, double v) {
+  if (t == AG_F32 || t == AG_C64)
+    ((float *)host)[i] = (float)v;
+  else
+    ((double *)host)[i] = v;
+}
+
+static double load(ag_dtype t, const void *host, size_t i) {
+  return t == AG_F32 || t == AG_C64 ? (double)((const float *)host)[i] : ((const double *)host)[i];
+}
+
+/* malloc, or the end of this child when the host has no memory left. */
+static void *host_alloc(size_t bytes) {
+  void *p = malloc(bytes);
+  if (p == NULL) {
+    fprintf(stderr, "anygpu-bench: out of host memory\n");
+    exit(1);
+  }
+  return p;
+}
+
+/* The gemm operand whose elements are gemm_value(first), gemm_value(first + 1), ... */
+static ag_status gemm_operand(linalg *l, ag_device *dev, uint32_t first, ag_array **out) {
+  size_t n = l->row->n, shape[2] = {n, n};
+  for (size_t i = 0; i < n * n; i++)
+    store(l->t, l->host, i, gemm_value(first + (uint32_t)i));
+  return ag_array_from_host(dev, l->t, 2, shape, l->host, out);
+}
+
+static ag_status fft_input(linalg *l, ag_device *dev) {
+  size_t n = l->row->n, rows = row_count(l->row), shape[2] = {rows, n};
+  double *turn = host_alloc(2 * n * sizeof *turn); /* exp(2 pi i m / N) for every m */
+  for (size_t m = 0; m < n; m++)
+    turn[2 * m] = cos(2 * M_PI * (double)m / (double)n), turn[2 * m + 1] = sin(2 * M_PI * (double)m / (double)n);
+  for (size_t r = 0; r < rows; r++)
+    for (size_t c = 0; c < n; c++) {
+      size_t m = fft_phase(l->row, r, c), i = r * n + c;
+      store(l->t, l->host, 2 * i, turn[2 * m]);
+      store(l->t, l->host, 2 * i + 1, turn[2 * m + 1]);
+    }
+  free(turn);
+  return ag_array_from_host(dev, l->t, 2, shape, l->host, &l->x);
+}
+
+static void linalg_release(linalg *l) {
+  ag_array_free(l->x);
+  ag_array_free(l->y);
+  ag_array_free(l->out);
+  free(l->host);
+  l->x = l->y = l->out = NULL;
+  l->host = NULL;
+  l->row = NULL;
+}
+
+/* Allocates and fills the arrays of @p row. */
+static ag_status linalg_alloc(linalg *l, ag_device *dev, const struct linalg_row *row, bool f32) {
+  bool gemm = row->kind == R_GEMM;
+  size_t shape[2] = {row_count(row), row->n};
+  l->row = row;
+  l->t = gemm ? (f32 ? AG_F32 : AG_F64) : (f32 ? AG_C64 : AG_C128);
+  l->host = host_alloc(shape[0] * shape[1] * ag_dtype_size(l->t));
+  ag_status st = gemm ? gemm_operand(l, dev, 0, &l->x) : fft_input(l, dev);
+  if (st == AG_OK && gemm)
+    st = gemm_operand(l, dev, (uint32_t)(row->n * row->n), &l->y);
+  if (st == AG_OK)
+    st = ag_array_create(dev, l->t, 2, shape, &l->out);
+  return st;
+}
+
+/* Runs the row's call; with @p clfft (the peer of the FFT rows on OpenCL CPU devices) through
+   clFFT. anygpu reads ANYGPU_OPENCL_FFT at every FFT call and keeps plans per provider, and
+   this child has one thread, so setting the variable around the call is safe. */
+static ag_status linalg_call(void *ctx, int clfft) {
+  linalg *l = ctx;
+  if (l->row->kind == R_GEMM)
+    return ag_gemm(l->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, l->x, l->y, 0.0, l->out);
+  if (clfft)
+    setenv("ANYGPU_OPENCL_FFT", "clfft", 1);
+  ag_status st = ag_fft(l->q, l->x, l->row->kind == R_FFT2D ? 2 : 1, AG_FFT_BACKWARD, l->out);
+  if (clfft && l->fft_env != NULL)
+    setenv("ANYGPU_OPENCL_FFT", l->fft_env, 1);
+  else if (clfft)
+    unsetenv("ANYGPU_OPENCL_FFT");
+  return st;
+}
+
+/* Checks 64 pseudo-random elements of C exactly against the host's sum for each. */
+static int check_gemm(linalg *l, const char *when) {
+  size_t n = l->row->n;
+  uint32_t seed = (uint32_t)n;
+  for (int s = 0; s < 64; s++) {
+    /* xorshift32 */
+    seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+    size_t i = seed % n, j = (seed >> 16) % n;
+    double want = 0;
+    for (size_t k = 0; k < n; k++)
+      want += gemm_value((uint32_t)(i * n + k)) * gemm_value((uint32_t)(n * n + k * n + j));
+    double v = load(l->t, l->host, i * n + j);
+    if (v != want) {
+      fprintf(stderr, "anygpu-bench: %s (%s), %s: C(%zu, %zu) is %.17g, expected %.17g\n", l->row->name,
+              ag_dtype_name(l->t), when, i, j, v, want);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Checks every bin. The forward transform's error is bounded normwise by about
+   eps log2(n) ||X||_2 (n the transform's length), and ||X||_2 is the peak, n, here; rounding
+   the input to the dtype adds at most eps n to a bin. 50 eps log2(n) n covers both with a wide
+   margin and still catches a misplaced bin, frame or row, which is off by the peak. */
+static int check_fft(linalg *l, const char *when) {
+  size_t n = l->row->n, rows = row_count(l->row), len = l->row->kind == R_FFT2D ? n * n : n;
+  double eps = l->t == AG_C64 ? FLT_EPSILON : DBL_EPSILON, tol = 50 * eps * log2((double)len) * (double)len;
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < rows * n; i++) {
+    double want = fft_expected(l->row, i / n, i % n);
+    if (!(hypot(load(l->t, l->host, 2 * i) - want, load(l->t, l->host, 2 * i + 1)) <= tol) && bad++ == 0)
+      first = i;
+  }
+  if (bad != 0) {
+    fprintf(stderr,
+            "anygpu-bench: %s (%s), %s: %zu of %zu bins are off by more than %.3g; bin (%zu, %zu) is "
+            "%.17g%+.17gi, expected %g\n",
+            l->row->name, ag_dtype_name(l->t), when, bad, rows * n, tol, first / n, first % n,
+            load(l->t, l->host, 2 * first), load(l->t, l->host, 2 * first + 1),
+            fft_expected(l->row, first / n, first % n));
+    return 1;
+  }
+  return 0;
+}
+
+/* Reads the output back and checks it. */
+static int linalg_check(linalg *l, const char *when) {
+  if (ag_array_to_host(l->out, l->host, ag_array_nbytes(l->out)) != AG_OK)
+    return fail(l->row->name);
+  return l->row->kind == R_GEMM ? check_gemm(l, when) : check_fft(l, when);
+}
+
+/* "setup ROW" (anygpu) or "peer-setup ROW" (clFFT, on the arrays already set up): the checked
+   call and the warm-up call, then "ready"; "skip REASON" when the device cannot run the row. */
+static int linalg_setup(linalg *l, ag_device *dev, const char *name, bool f32, bool clfft) {
+  const struct linalg_row *row = NULL;
+  for (int r = 0; r < LINALG_COUNT; r++)
+    if (strcmp(name, linalg_rows[r].name) == 0)
+      row = &linalg_rows[r];
+  if (row == NULL || (clfft ? l->row != row : l->row != NULL)) {
+    fprintf(stderr, "anygpu-bench: unexpected %ssetup %s\n", clfft ? "peer-" : "", name);
+    return 1;
+  }
+  ag_status st = clfft ? AG_OK : linalg_alloc(l, dev, row, f32);
+  if (st == AG_OK)
+    st = linalg_call(l, clfft);
+  if (st == AG_ERR_UNSUPPORTED) {
+    printf("skip %s\n", ag_last_error());
+    if (!clfft)
+      linalg_release(l);
+    return 0;
+  }
+  if (st != AG_OK)
+    return fail(name);
+  if (linalg_check(l, clfft ? "clFFT's first call" : "the first call") != 0)
+    return 1;
+  if (linalg_call(l, clfft) != AG_OK)
+    return fail(name);
+  printf("ready\n");
+  return 0;
+}
+
+/* The child of one device for the BLAS and FFT rows. Prints "providers BLAS<tab>FFT" ("none"
+   for a missing one), then answers one line for each command on stdin: "setup ROW" and
+   "peer-setup ROW" (linalg_setup), "round" and "peer-round" ("time MS", one timed call of
+   anygpu or of its clFFT peer), "free" (checks the output of the last call, frees the row's
+   arrays and what the device keeps for them, "ok"). Exits 1, having said why on stderr, when
+   a call fails or a result is wrong. */
+static int linalg_child(const char *spec, const char *dtype_name) {
+  linalg l = {0};
+  ag_device *dev;
+  if (ag_device_select(spec, &dev) != AG_OK || ag_queue_default(dev, &l.q) != AG_OK)
+    return fail(spec);
+  const char *blas = ag_blas_provider(dev), *fft = ag_fft_provider(dev), *env = getenv("ANYGPU_OPENCL_FFT");
+  l.fft_env = env != NULL ? strdup(env) : NULL;
+  printf("providers %s\t%s\n", blas ? blas : "none", fft ? fft : "none");
+  fflush(stdout);
+  bool f32 = strcmp(dtype_name, "f32") == 0;
+  char cmd[64];
+  int rc = 0;
+  while (rc == 0 && fgets(cmd, sizeof cmd, stdin) != NULL) {
+    cmd[strcspn(cmd, "\n")] = '\0';
+    bool clfft = strncmp(cmd, "peer-", 5) == 0;
+    const char *verb = cmd + (clfft ? 5 : 0);
+    double ms;
+    if (strncmp(verb, "setup ", 6) == 0) {
+      rc = linalg_setup(&l, dev, verb + 6, f32, clfft);
+    } else if (l.row == NULL) {
+      fprintf(stderr, "anygpu-bench: \"%s\" with no row set up\n", cmd);
+      rc = 1;
+    } else if (strcmp(verb, "round") == 0) {
+      if (event_time(l.q, linalg_call, &l, clfft, &ms) != AG_OK)
+        rc = fail(l.row->name);
+      else
+        printf("time %.6f\n", ms);
+    } else if (strcmp(cmd, "free") == 0) {
+      rc = linalg_check(&l, "the last round");
+      linalg_release(&l);
+      if (rc == 0 && ag_device_trim(dev) != AG_OK)
+        rc = fail("ag_device_trim");
+      if (rc == 0)
+        printf("ok\n");
+    } else {
+      fprintf(stderr, "anygpu-bench: unknown command \"%s\"\n", cmd);
+      rc = 1;
+    }
+    fflush(stdout);
+  }
+  linalg_release(&l);
+  free(l.fft_env);
+  return rc;
+}
+
 /* ---- the peer: numpy or CuPy, in a Python subprocess ------------------------------------ */
 
-/* argv: N dtype kernels(comma-separated, in order) cpu|gpu. Prints "unavailable REASON" and
-   exits when the module does not import; else "peer NAME VERSION", sets up, runs a checked
-   round (loosely: a sanity check) and a warm-up round, and prints "ready". Then speaks the
-   child's protocol: "round" runs a timed round and prints "times MS...", anything else ends
-   with a check of the arrays and "ok". Exits 1 with a message when a check fails. */
+/* What both Python peers begin with. argv[1]: cpu|gpu. Prints "unavailable REASON" and exits
+   when the module (numpy or CuPy) does not import, else "peer NAME VERSION"; defines timed(f),
+   f's time in ms. */
+#define PEER_PRELUDE                                                                                \
+  "import sys, time\n"                                                                              \
+  "mode = sys.argv[1]\n"                                                                            \
+  "try:\n"                                                                                          \
+  "    if mode == 'gpu':\n"                                                                         \
+  "        import cupy as xp\n"                                                                     \
+  "    else:\n"                                                                                     \
+  "        import numpy as xp\n"                                                                    \
+  "except Exception as e:\n"                                                                        \
+  "    print('unavailable', type(e).__name__ + ':', e, flush=True)\n"                               \
+  "    sys.exit(0)\n"                                                                               \
+  "print('peer', xp.__name__, xp.__version__, flush=True)\n"                                        \
+  "if mode == 'gpu':\n"                                                                             \
+  "    e0, e1 = xp.cuda.Event(), xp.cuda.Event()\n"                                                 \
+  "    def timed(f):\n"                                                                             \
+  "        e0.record(); f(); e1.record(); e1.synchronize()\n"                                       \
+  "        return xp.cuda.get_elapsed_time(e0, e1)\n"                                               \
+  "else:\n"                                                                                         \
+  "    def timed(f):\n"                                                                             \
+  "        t0 = time.perf_counter(); f(); return (time.perf_counter() - t0) * 1e3\n"
+
+/* The BabelStream peer. argv: cpu|gpu N dtype kernels(comma-separated, in order). After the
+   prelude it sets up, runs a checked round (loosely: a sanity check) and a warm-up round, and
+   prints "ready". Then speaks the child's protocol: "round" runs a timed round and prints
+   "times MS...", anything else ends with a check of the arrays and "ok". Exits 1 with a
+   message when a check fails. */
 static const char peer_script[] =
-    "import sys, time\n"
-    "n, dt, names, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3].split(','), sys.argv[4]\n"
-    "try:\n"
-    "    if mode == 'gpu':\n"
-    "        import cupy as xp\n"
-    "    else:\n"
-    "        import numpy as xp\n"
-    "except Exception as e:\n"
-    "    print('unavailable', type(e).__name__ + ':', e, flush=True)\n"
-    "    sys.exit(0)\n"
-    "print('peer', xp.__name__, xp.__version__, flush=True)\n"
+    PEER_PRELUDE
+    "n, dt, names = int(sys.argv[2]), sys.argv[3], sys.argv[4].split(',')\n"
     "t = xp.dtype(dt).type\n"
     "s = t(0.4)\n"
     "a = xp.full(n, 0.1, dtype=dt)\n"
@@ -599,14 +924,6 @@ static const char peer_script[] =
     "def sqrt(): xp.sqrt(a, out=c)\n"
     "run = {'copy': copy, 'mul': mul, 'add': add, 'triad': triad, 'dot': dot, 'sum': sum_,\n"
     "       'sqrt': sqrt}\n"
-    "if mode == 'gpu':\n"
-    "    e0, e1 = xp.cuda.Event(), xp.cuda.Event()\n"
-    "    def timed(f):\n"
-    "        e0.record(); f(); e1.record(); e1.synchronize()\n"
-    "        return xp.cuda.get_elapsed_time(e0, e1)\n"
-    "else:\n"
-    "    def timed(f):\n"
-    "        t0 = time.perf_counter(); f(); return (time.perf_counter() - t0) * 1e3\n"
     "r = lambda x: float(t(x))\n"
     "m = {'a': r(0.1), 'b': r(0.2), 'c': 0.0}\n"
     "def model(name):\n"
@@ -644,23 +961,89 @@ static const char peer_script[] =
     "check('after %d rounds' % rounds, 1e-3)\n"
     "print('ok', flush=True)\n";
 
+/* The peer of the BLAS and FFT rows. argv: cpu|gpu dtype(float32|float64) FFT1D_ELEMENTS. After
+   the prelude it prints "ready", then answers one line for each command: "setup ROW" builds the
+   row's inputs as the child does, runs a checked call and a warm-up call, "ready"; "round" runs
+   a timed call, "time MS"; "free" checks the last call's result and drops the arrays, "ok".
+   Exits 1 with a message when a check fails. numpy.fft has no out=, so each FFT call allocates
+   its result (numpy 1.x computes in complex128 whatever the input). */
+static const char linalg_peer_script[] =
+    PEER_PRELUDE
+    "import math, random\n"
+    "real = xp.dtype(sys.argv[2])\n"
+    "cplx = xp.dtype('complex64' if real == xp.float32 else 'complex128')\n"
+    "eps, batched = float(xp.finfo(real).eps), int(sys.argv[3])\n"
+    "def fail(when, what):\n"
+    "    print('anygpu-bench: the %s peer, %s, %s: %s' % (xp.__name__, name, when, what), file=sys.stderr)\n"
+    "    sys.exit(1)\n"
+    "def gemm(n):\n"
+    "    def operand(first):\n"
+    "        h = xp.arange(first, first + n * n, dtype=xp.uint32) * xp.uint32(2654435761)\n"
+    "        return ((h >> 29).astype(real) - 4).reshape(n, n) / 4\n"
+    "    a, b, c = operand(0), operand(n * n), xp.empty((n, n), dtype=real)\n"
+    "    def run(): xp.matmul(a, b, out=c)\n"
+    "    def check(when):\n"
+    "        rng = random.Random(n)\n"
+    "        for _ in range(64):\n"
+    "            i, j = rng.randrange(n), rng.randrange(n)\n"
+    "            want = float(a[i].astype(xp.float64) @ b[:, j].astype(xp.float64))\n"
+    "            if float(c[i, j]) != want:\n"
+    "                fail(when, 'C(%d, %d) is %r, expected %r' % (i, j, float(c[i, j]), want))\n"
+    "    return run, check\n"
+    "def fft(n, two_d):\n"
+    "    rows = n if two_d else batched // n\n"
+    "    r, col = xp.arange(rows).reshape(rows, 1), xp.arange(n).reshape(1, n)\n"
+    "    m = (3 * r + (n - 5) * col) % n if two_d else (7 * r + 3) % n * col % n\n"
+    "    x = xp.exp(2j * math.pi / n * m).astype(cplx)\n"
+    "    peak = n * n if two_d else n\n"
+    "    want = xp.zeros((rows, n))\n"
+    "    if two_d:\n"
+    "        want[3, n - 5] = peak\n"
+    "    else:\n"
+    "        want[r[:, 0], (7 * r[:, 0] + 3) % n] = peak\n"
+    "    tol = 50 * eps * math.log2(peak) * peak\n"
+    "    f = (lambda: xp.fft.fft2(x)) if two_d else (lambda: xp.fft.fft(x, axis=-1))\n"
+    "    out = {}\n"
+    "    def run(): out['X'] = f()\n"
+    "    def check(when):\n"
+    "        err = float(abs(out['X'] - want).max())\n"
+    "        if not err <= tol:\n"
+    "            fail(when, 'a bin is off by %g, more than %g' % (err, tol))\n"
+    "    return run, check\n"
+    "print('ready', flush=True)\n"
+    "for line in sys.stdin:\n"
+    "    cmd = line.split()\n"
+    "    if cmd[0] == 'setup':\n"
+    "        name = cmd[1]\n"
+    "        kind, n = name.rsplit('-', 1)\n"
+    "        run, check = gemm(int(n)) if kind == 'gemm' else fft(int(n), kind == 'fft2d')\n"
+    "        run(); check('first call'); run()\n"
+    "        print('ready', flush=True)\n"
+    "    elif cmd[0] == 'round':\n"
+    "        print('time %.6f' % timed(run), flush=True)\n"
+    "    else:\n"
+    "        check('last round')\n"
+    "        run = check = None\n"
+    "        if mode == 'gpu':\n"
+    "            xp.get_default_memory_pool().free_all_blocks()\n"
+    "        print('ok', flush=True)\n";
+
 /* Appends "; python: what" to @p why. */
 static void add_reason(char *why, size_t size, const char *python, const char *what) {
   size_t used = strlen(why);
   snprintf(why + used, size - used, "%s%s: %s", used ? "; " : "", python, what);
 }
 
-/* Starts the peer for the kernels named in @p names on the CPU (numpy) or the GPU (CuPy), with
-   Debian's /usr/bin/python3 (which has python3-numpy) and else the python3 on PATH, and waits
-   for its "ready". Returns 0 with *c running; else -1: with @p name set when the module
-   imported but the peer failed (its rows show "-"), or empty when no interpreter has the
-   module, having said why once per module on stderr (numpy's rows then show "-", CuPy's stay
-   empty, so @p name is still set for numpy). */
-static int peer_start(bool gpu, bool f32, const char *names, coproc *c, char *name, size_t name_size) {
+/* Starts peer @p script (with "cpu" or "gpu" and @p args, at most three, after it) on the CPU
+   (numpy) or the GPU (CuPy), with Debian's /usr/bin/python3 (which has python3-numpy) and else
+   the python3 on PATH, and waits for its "ready". Returns 0 with *c running; else -1: with
+   @p name set when the module imported but the peer failed (its rows show "-"), or empty when
+   no interpreter has the module, having said why once per module on stderr (numpy's rows then
+   show "-", CuPy's stay empty, so @p name is still set for numpy). */
+static int peer_start(bool gpu, const char *script, const char *const args[3], coproc *c, char *name,
+                      size_t name_size) {
   static bool told[2];
   const char *module = gpu ? "cupy" : "numpy";
-  char n_arg[32];
-  snprintf(n_arg, sizeof n_arg, "%zu", STREAM_N);
   static const struct {
     const char *python;
     bool search;
@@ -668,8 +1051,8 @@ static int peer_start(bool gpu, bool f32, const char *names, coproc *c, char *na
   char why[1024] = "", line[256];
   name[0] = '\0';
   for (size_t i = 0; i < sizeof pythons / sizeof pythons[0]; i++) {
-    char *argv[] = {(char *)pythons[i].python, (char *)"-c", (char *)peer_script, n_arg,
-                    (char *)(f32 ? "float32" : "float64"), (char *)names, (char *)(gpu ? "gpu" : "cpu"), NULL};
+    char *argv[] = {(char *)pythons[i].python, (char *)"-c", (char *)script, (char *)(gpu ? "gpu" : "cpu"),
+                    (char *)args[0], (char *)args[1], (char *)args[2], NULL};
     if (coproc_start(c, argv, pythons[i].search) != 0) {
       add_reason(why, sizeof why, pythons[i].python, strerror(errno));
       coproc_end(c);
@@ -727,7 +1110,8 @@ static const char *dtype_short(bool f32) { return f32 ? "f32" : "f64"; }
 /* A device as the listing child describes it. */
 typedef struct device_entry {
   char spec[32];
-  char type[16]; /* "CPU", "GPU", "accelerator" */
+  char backend[16]; /* "host", "cuda", "opencl" */
+  char type[16];    /* "CPU", "GPU", "accelerator" */
   char name[256];
   size_t memory;
 } device_entry;
@@ -736,6 +1120,7 @@ typedef struct totals {
   bool any_stream;   /* a BabelStream table was printed */
   bool fewer_rounds; /* some device ran fewer than MAX_ROUNDS rounds */
   bool peer[2];      /* numpy, CuPy figures were printed */
+  bool any_linalg;   /* a BLAS and FFT table was printed */
 } totals;
 
 /* Measures the kernels of @p mask on one device: starts its child, then the peer, alternates
@@ -774,24 +1159,26 @@ static int stream_device(const char *self, const device_entry *d, bool f32, unsi
   /* The peer's arrays live beside the child's, but only one of the two runs at a time. */
   char peer_name[16] = "";
   bool gpu = strcmp(d->type, "GPU") == 0, peer_on = false;
-  if (gpu || strcmp(d->type, "CPU") == 0)
-    peer_on = peer_start(gpu, f32, names, &peer, peer_name, sizeof peer_name) == 0;
+  if (gpu || strcmp(d->type, "CPU") == 0) {
+    char n_arg[32];
+    snprintf(n_arg, sizeof n_arg, "%zu", STREAM_N);
+    const char *args[3] = {n_arg, f32 ? "float32" : "float64", names};
+    peer_on = peer_start(gpu, peer_script, args, &peer, peer_name, sizeof peer_name) == 0;
+  }
 
   double best[K_COUNT], peer_best[K_COUNT], ms[K_COUNT], spent = 0;
   for (int k = 0; k < K_COUNT; k++)
     best[k] = peer_best[k] = INFINITY;
   int rounds = 0, rc = 0;
   while (rounds < MAX_ROUNDS && (rounds < MIN_ROUNDS || spent < TIME_CAP_MS)) {
-    if (coproc_send(&child, "round") != 0 || coproc_read(&child, line, sizeof line) == NULL ||
-        parse_times(line, order, count, ms) != 0) {
+    if (coproc_ask(&child, "round", line, sizeof line) == NULL || parse_times(line, order, count, ms) != 0) {
       rc = 1;
       break;
     }
     for (int i = 0; i < count; i++)
       best[order[i]] = fmin(best[order[i]], ms[order[i]]), spent += ms[order[i]];
     if (peer_on) {
-      if (coproc_send(&peer, "round") != 0 || coproc_read(&peer, line, sizeof line) == NULL ||
-          parse_times(line, peer_order, peer_count, ms) != 0) {
+      if (coproc_ask(&peer, "round", line, sizeof line) == NULL || parse_times(line, peer_order, peer_count, ms) != 0) {
         fprintf(stderr, "anygpu-bench: the %s peer failed in round %d (exit status %d); its rows show \"-\"\n",
                 peer_name, rounds + 1, coproc_end(&peer));
         peer_on = false;
@@ -805,8 +1192,7 @@ static int stream_device(const char *self, const device_entry *d, bool f32, unsi
     rounds++;
   }
   /* Both check their arrays after the last round. */
-  if (rc == 0 && (coproc_send(&child, "end") != 0 || coproc_read(&child, line, sizeof line) == NULL ||
-                  strcmp(line, "ok") != 0))
+  if (rc == 0 && (coproc_ask(&child, "end", line, sizeof line) == NULL || strcmp(line, "ok") != 0))
     rc = 1;
   int code = coproc_end(&child);
   if (rc != 0 || code != 0) {
@@ -814,7 +1200,7 @@ static int stream_device(const char *self, const device_entry *d, bool f32, unsi
     rc = 1;
   }
   if (peer_on) {
-    if (coproc_send(&peer, "end") != 0 || coproc_read(&peer, line, sizeof line) == NULL || strcmp(line, "ok") != 0) {
+    if (coproc_ask(&peer, "end", line, sizeof line) == NULL || strcmp(line, "ok") != 0) {
       fprintf(stderr, "anygpu-bench: the %s peer failed its final check (exit status %d); its rows show \"-\"\n",
               peer_name, coproc_end(&peer));
       for (int k = 0; k < K_COUNT; k++)
@@ -874,28 +1260,216 @@ static int stream_device(const char *self, const device_entry *d, bool f32, unsi
   return 0;
 }
 
+/* ---- BLAS and FFT rows: the parent's side ----------------------------------------------- */
+
+static const char *row_dtype(const struct linalg_row *row, bool f32) {
+  return row->kind == R_GEMM ? dtype_short(f32) : f32 ? "c64" : "c128";
+}
+
+/* GFLOP/s (gemm: 2N^3 flops) or GB/s (FFT: every element read once and written once) for a
+   call of @p ms; 0 for no time. */
+static double row_rate(const struct linalg_row *row, bool f32, double ms) {
+  double n = (double)row->n, work = row->kind == R_GEMM ? 2 * n * n * n
+                                                         : 2.0 * (double)(row_count(row) * row->n) * (f32 ? 8 : 16);
+  return isfinite(ms) ? work / (ms * 1e6) : 0;
+}
+
+/* Prints a row; "-" for a figure that is 0, and for the peer's where a peer is named. */
+static void print_linalg_row(const device_entry *d, const struct linalg_row *row, bool f32, bool csv, double value,
+                             const char *peer_name, double peer_value, int rounds) {
+  const char *unit = row->kind == R_GEMM ? "GFLOP/s" : "GB/s";
+  char v[32] = "-", pv[32] = "", ratio[32] = "", nr[16] = "";
+  if (value > 0)
+    snprintf(v, sizeof v, csv ? "%.2f" : "%.1f", value);
+  if (peer_name[0])
+    snprintf(pv, sizeof pv, "-");
+  if (peer_value > 0) {
+    snprintf(pv, sizeof pv, csv ? "%.2f" : "%.1f", peer_value);
+    if (value > 0)
+      snprintf(ratio, sizeof ratio, csv ? "%.3f" : "%.2fx", value / peer_value);
+  }
+  if (rounds > 0)
+    snprintf(nr, sizeof nr, "%d", rounds);
+  if (csv)
+    printf("%s,%s,%s,%zu,%s,%s,,%s,%s,%s\n", d->spec, row->name, row_dtype(row, f32), row_count(row) * row->n, v,
+           unit, peer_value > 0 ? peer_name : pv, peer_value > 0 ? pv : "", ratio);
+  else
+    printf("  %-19s %9s %-8s %-7s %10s %8s %6s\n", row->name, v, unit, peer_name, pv, ratio, nr);
+  fflush(stdout);
+}
+
+/* One side of a row: the process that runs it and the prefix of its commands ("peer-" for
+   clFFT, which the device's own child runs). */
+typedef struct side {
+  coproc *c;
+  const char *prefix;
+} side;
+
+static char *side_ask(const side *s, const char *cmd, char *line, size_t size) {
+  char full[64];
+  snprintf(full, sizeof full, "%s%s", s->prefix, cmd);
+  return coproc_ask(s->c, full, line, size);
+}
+
+/* One timed call into *ms; -1 when the side failed. */
+static int side_time(const side *s, char *line, size_t size, double *ms) {
+  return side_ask(s, "round", line, size) != NULL && sscanf(line, "time %lf", ms) == 1 && *ms > 0 ? 0 : -1;
+}
+
+/* Measures the rows of @p rows on one device, printing each as it completes: starts its child,
+   and the Python peer when a row needs it. */
+static int linalg_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv,
+                         totals *tot) {
+  char *argv[] = {(char *)self, (char *)"--linalg-child", (char *)d->spec, (char *)dtype_short(f32), NULL};
+  char line[1024], blas[64], fft[64], py_name[16] = "";
+  coproc child, py = {0};
+  if (coproc_start(&child, argv, false) != 0) {
+    perror("anygpu-bench: starting the measurement");
+    coproc_end(&child);
+    return 1;
+  }
+  if (coproc_read(&child, line, sizeof line) == NULL ||
+      sscanf(line, "providers %63[^\t]\t%63[^\n]", blas, fft) != 2) {
+    fprintf(stderr, "anygpu-bench: the BLAS and FFT rows failed on %s (exit status %d)\n", d->spec,
+            coproc_end(&child));
+    return 1;
+  }
+  bool gpu = strcmp(d->type, "GPU") == 0, cpu = strcmp(d->type, "CPU") == 0, py_tried = false, py_on = false;
+  /* On OpenCL CPU devices (pocl) the FFT rows are anygpu's default provider against clFFT. */
+  bool clfft_peer = cpu && strcmp(d->backend, "opencl") == 0;
+  if (!csv) {
+    tot->any_linalg = true;
+    printf("\n%s: %s (%s, %.2f GiB); BLAS %s, FFT %s; %s and %s\n", d->spec, d->name, d->type,
+           (double)d->memory / (1024.0 * 1024 * 1024), blas, fft, f32 ? "float32" : "float64",
+           f32 ? "complex64" : "complex128");
+    printf("  %-19s %9s %-8s %-7s %10s %8s %6s\n", "row", "value", "unit", "peer", "peer value", "ratio", "rounds");
+  }
+  int rc = 0;
+  for (int r = 0; r < LINALG_COUNT && rc == 0; r++) {
+    const struct linalg_row *row = &linalg_rows[r];
+    if (!(rows & (1u << r)))
+      continue;
+    char cmd[64], peer_name[16] = "";
+    snprintf(cmd, sizeof cmd, "setup %s", row->name);
+    if (coproc_ask(&child, cmd, line, sizeof line) == NULL ||
+        (strcmp(line, "ready") != 0 && strncmp(line, "skip ", 5) != 0)) {
+      rc = 1;
+      break;
+    }
+    if (strncmp(line, "skip ", 5) == 0) {
+      fprintf(stderr, "anygpu-bench: %s on %s: %s\n", row->name, d->spec, line + 5);
+      print_linalg_row(d, row, f32, csv, 0, "", 0, 0);
+      continue;
+    }
+    side me = {&child, ""}, peer = {NULL, ""};
+    if (row->kind != R_GEMM && clfft_peer) {
+      peer = (side){&child, "peer-"};
+      snprintf(peer_name, sizeof peer_name, "clFFT");
+    } else if (gpu || cpu) {
+      if (!py_tried) {
+        char elements[32];
+        snprintf(elements, sizeof elements, "%zu", FFT1D_ELEMENTS);
+        const char *args[3] = {f32 ? "float32" : "float64", elements, NULL};
+        py_tried = true;
+        py_on = peer_start(gpu, linalg_peer_script, args, &py, py_name, sizeof py_name) == 0;
+      }
+      snprintf(peer_name, sizeof peer_name, "%s", py_name);
+      if (py_on)
+        peer.c = &py;
+    }
+    /* lost: the peer failed; clFFT's failure is the child's. */
+    bool lost = peer.c != NULL && side_ask(&peer, cmd, line, sizeof line) == NULL;
+    if (peer.c != NULL && !lost && strncmp(line, "skip ", 5) == 0) {
+      fprintf(stderr, "anygpu-bench: %s on %s, the %s peer: %s\n", row->name, d->spec, peer_name, line + 5);
+      peer.c = NULL;
+    } else if (peer.c != NULL && !lost && strcmp(line, "ready") != 0) {
+      lost = true;
+    }
+    double best = INFINITY, peer_best = INFINITY, spent = 0, ms;
+    int rounds = 0;
+    while (rounds < row->max_rounds && (rounds < LINALG_MIN_ROUNDS || spent < LINALG_TIME_CAP_MS)) {
+      if (side_time(&me, line, sizeof line, &ms) != 0) {
+        rc = 1;
+        break;
+      }
+      best = fmin(best, ms), spent += ms;
+      if (peer.c != NULL && !lost) {
+        if (side_time(&peer, line, sizeof line, &ms) != 0)
+          lost = true;
+        else
+          peer_best = fmin(peer_best, ms);
+      }
+      rounds++;
+    }
+    /* Both check the result of their last call. */
+    if (rc == 0 && (coproc_ask(&child, "free", line, sizeof line) == NULL || strcmp(line, "ok") != 0))
+      rc = 1;
+    if (peer.c == &py && !lost && (coproc_ask(&py, "free", line, sizeof line) == NULL || strcmp(line, "ok") != 0))
+      lost = true;
+    if (lost && peer.c == &child) {
+      rc = 1;
+    } else if (lost) {
+      fprintf(stderr, "anygpu-bench: the %s peer failed in %s (exit status %d); its rows show \"-\"\n", py_name,
+              row->name, coproc_end(&py));
+      py_on = false;
+      peer_best = INFINITY;
+    }
+    if (rc == 0)
+      print_linalg_row(d, row, f32, csv, row_rate(row, f32, best), peer_name, row_rate(row, f32, peer_best),
+                       rounds);
+  }
+  int code = coproc_end(&child);
+  if (rc != 0 || code != 0) {
+    fprintf(stderr, "anygpu-bench: the BLAS and FFT rows failed on %s (exit status %d)\n", d->spec, code);
+    rc = 1;
+  }
+  if (py_on)
+    coproc_end(&py);
+  return rc;
+}
+
 static void print_footer(const totals *tot) {
-  if (!tot->any_stream)
-    return;
-  printf("\nGB/s: bytes moved as BabelStream counts them (copy, buffer-copy, mul, dot, sqrt 2N elements;\n"
-         "  add, triad 3N; sum N; GB = 1e9 bytes) over the kernel's best time in %d rounds, each\n"
-         "  running every kernel once in the order shown, each timed on the device with\n"
-         "  ag_event_record/ag_event_elapsed_ms; one checked round and %d warm-up round go first.\n"
-         "  copy ag_copy (c = a); buffer-copy ag_buffer_copy of the same bytes; mul ag_mul_scalar\n"
-         "  (b = s*c); add ag_add (c = a + b); triad ag_axpby (a = b + s*c, one pass); dot ag_dot;\n"
-         "  sum ag_sum; sqrt ag_sqrt (c = sqrt(a)). Each kernel's output is checked in the first\n"
-         "  round, and the arrays after the last, against values computed on the host.\n"
-         "%% of limit: of the device's copy bandwidth measured in this run, the better of the copy\n"
-         "  and buffer-copy rows.\n",
-         MAX_ROUNDS, WARMUP);
+  if (tot->any_stream)
+    printf("\nGB/s: bytes moved as BabelStream counts them (copy, buffer-copy, mul, dot, sqrt 2N elements;\n"
+           "  add, triad 3N; sum N; GB = 1e9 bytes) over the kernel's best time in %d rounds, each\n"
+           "  running every kernel once in the order shown, each timed on the device with\n"
+           "  ag_event_record/ag_event_elapsed_ms; one checked round and %d warm-up round go first.\n"
+           "  copy ag_copy (c = a); buffer-copy ag_buffer_copy of the same bytes; mul ag_mul_scalar\n"
+           "  (b = s*c); add ag_add (c = a + b); triad ag_axpby (a = b + s*c, one pass); dot ag_dot;\n"
+           "  sum ag_sum; sqrt ag_sqrt (c = sqrt(a)). Each kernel's output is checked in the first\n"
+           "  round, and the arrays after the last, against values computed on the host.\n"
+           "%% of limit: of the device's copy bandwidth measured in this run, the better of the copy\n"
+           "  and buffer-copy rows.\n",
+           MAX_ROUNDS, WARMUP);
   if (tot->peer[0] || tot->peer[1])
     printf("peer GB/s: numpy (CPU devices) or CuPy (GPUs) doing the same arithmetic on arrays of the\n"
            "  same size and dtype in the same run, in rounds that alternate with anygpu's, timed with\n"
            "  time.perf_counter (CuPy: CUDA events), bytes counted as above.\n"
            "  copy c[:] = a (np.copyto), mul np.multiply(c, s, out=b), add np.add(a, b, out=c),\n"
            "  triad a[:] = b + s*c (numpy's way: two passes and a temporary), dot np.dot(a, b),\n"
-           "  sum a.sum(), sqrt np.sqrt(a, out=c). \"-\" where the peer has no figure.\n"
-           "ratio: anygpu GB/s / peer GB/s; above 1 anygpu is faster.\n");
+           "  sum a.sum(), sqrt np.sqrt(a, out=c). \"-\" where the peer has no figure.\n");
+  if (tot->any_linalg)
+    printf("\ngemm-N: C = A B with N x N matrices, ag_gemm without transposes, alpha 1, beta 0;\n"
+           "  GFLOP/s = 2N^3 flops / time, 1e9 per second. The inputs make every sum exact, and 64\n"
+           "  elements of C are compared exactly with the host's.\n"
+           "fft2d-N: one N x N complex forward transform, ag_fft over the last 2 axes, out of place;\n"
+           "  fft1d-batched-N: %zu/N rows of N, ag_fft over the last axis. GB/s = 2 x elements x\n"
+           "  element size / time (each element read once and written once), GB = 1e9 bytes. The\n"
+           "  input is a complex exponential whose transform is one peak; every bin is checked.\n"
+           "rounds: after one checked call and one warm-up call on each side, anygpu's and the peer's\n"
+           "  calls alternate, at most %d rounds (fewer for gemm-4096), fewer once anygpu's measured\n"
+           "  time passes %.0f s but at least %d; each side's best time. anygpu is timed with\n"
+           "  ag_event_record/ag_event_elapsed_ms, which bracket the call on the queue also where the\n"
+           "  BLAS runs on the host inside it (OpenBLAS on mapped buffers).\n"
+           "peer: gemm np.matmul(a, b, out=c) (numpy's OpenBLAS) on CPU devices, CuPy's matmul on\n"
+           "  GPUs; FFT numpy.fft.fft2 and numpy.fft.fft(x, axis=-1) on CPU devices (no out=, and\n"
+           "  complex128 inside whatever the dtype), cupy.fft on GPUs, and on OpenCL CPU devices\n"
+           "  anygpu itself through clFFT (ANYGPU_OPENCL_FFT=clfft) against its default provider.\n"
+           "  numpy is timed with time.perf_counter, CuPy with CUDA events; each peer checks its\n"
+           "  results the same way. \"-\" where there is no figure (the reason is on stderr).\n",
+           FFT1D_ELEMENTS, LINALG_MAX_ROUNDS, LINALG_TIME_CAP_MS * 1e-3, LINALG_MIN_ROUNDS);
+  if (tot->peer[0] || tot->peer[1] || tot->any_linalg)
+    printf("ratio: anygpu's figure / the peer's; above 1 anygpu is faster.\n");
   if (tot->fewer_rounds)
     printf("A device that shows fewer rounds stopped after %.0f s of measured time.\n", TIME_CAP_MS * 1e-3);
 }
@@ -948,7 +1522,7 @@ static int list_devices(const char *spec, device_entry **out, int *exit_code) {
       for (char *c = info.name; *c; c++)
         if (*c == '\t' || *c == '\n')
           *c = ' ';
-      fprintf(f, "%s\t%s\t%zu\t%s\n", info.spec, type, info.global_memory, info.name);
+      fprintf(f, "%s\t%s\t%s\t%zu\t%s\n", info.spec, info.backend, type, info.global_memory, info.name);
     }
     if (f)
       fclose(f);
@@ -963,7 +1537,7 @@ static int list_devices(const char *spec, device_entry **out, int *exit_code) {
     line[strcspn(line, "\n")] = '\0';
     device_entry e = {0};
     unsigned long long mem = 0;
-    if (sscanf(line, "%31[^\t]\t%15[^\t]\t%llu\t%255[^\n]", e.spec, e.type, &mem, e.name) < 3)
+    if (sscanf(line, "%31[^\t]\t%15[^\t]\t%15[^\t]\t%llu\t%255[^\n]", e.spec, e.backend, e.type, &mem, e.name) < 4)
       continue;
     e.memory = (size_t)mem;
     if (n == cap) {
@@ -1001,6 +1575,8 @@ int main(int argc, char **argv) {
     return first_launch_child(argv[2]);
   if (argc == 5 && strcmp(argv[1], "--stream-child") == 0)
     return stream_child(argv[2], argv[3], (unsigned)strtoul(argv[4], NULL, 10) & ALL_MASK);
+  if (argc == 4 && strcmp(argv[1], "--linalg-child") == 0)
+    return linalg_child(argv[2], argv[3]);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       spec = argv[++i];
@@ -1025,10 +1601,16 @@ int main(int argc, char **argv) {
   for (int k = 0; k < K_COUNT && only != NULL; k++)
     if (kernels[k].selectable && strcmp(only, kernels[k].name) == 0)
       mask = ALWAYS_MASK | (1u << k);
-  if (only != NULL && mask == 0 && !launch_rows) {
+  /* "gemm" and "fft" name a kind of row, "gemm-1024" one row. */
+  unsigned rows = only == NULL ? LINALG_ALL : 0;
+  for (int r = 0; r < LINALG_COUNT && only != NULL; r++)
+    if (strcmp(only, linalg_rows[r].name) == 0 || strcmp(only, linalg_rows[r].kind == R_GEMM ? "gemm" : "fft") == 0)
+      rows |= 1u << r;
+  if (only != NULL && mask == 0 && rows == 0 && !launch_rows) {
     fprintf(stderr,
-            "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt or "
-            "first-launch)\n",
+            "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt; gemm or gemm-N for N = "
+            "512, 1024, 2048, 4096; fft, fft2d-N for N = 512, 1024, 2048 or fft1d-batched-N for N = 256, 4096; "
+            "or first-launch)\n",
             only);
     return 2;
   }
@@ -1055,9 +1637,11 @@ int main(int argc, char **argv) {
   for (int i = 0; i < ndev; i++) {
     if (mask != 0)
       rc |= stream_device(self, &devs[i], f32, mask, csv, &tot);
+    if (rows != 0)
+      rc |= linalg_device(self, &devs[i], f32, rows, csv, &tot);
     /* The host compiles nothing, so its first launch is measured only when asked for by name. */
     if (launch_rows && (spec != NULL || strcmp(devs[i].spec, "host") != 0)) {
-      if (!csv && mask != 0)
+      if (!csv && (mask != 0 || rows != 0))
         printf("\n");
       rc |= first_launch(self, spec != NULL ? spec : devs[i].spec, csv);
     }
