@@ -1,74 +1,14 @@
 /* backends/opencl/fft_vkfft.c — FFTs on OpenCL devices through VkFFT (one header, its OpenCL
    flavour): every length, primes included (Bluestein's algorithm), C2C, R2C and C2R in single
    and double precision, with numpy's layouts. */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "opencl_internal.h"
+#include "vkfft_lib.h"
 
 #define core ag__cl_core
-
-/* VkFFT prints an OpenCL build log and the kernel's source to stdout when a kernel fails to
-   compile. The library never prints on its caller's behalf: those lines go to the debug log
-   (ANYGPU_LOG=debug), and the failure itself comes back as VKFFT_ERROR_FAILED_TO_COMPILE_PROGRAM. */
-__attribute__((format(printf, 1, 2))) static int vkfft_print(const char *fmt, ...) {
-  char line[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  core->log(AG__LOG_DEBUG, "VkFFT: %s", line);
-  return n;
-}
-
-/* pocl runs each work-group on one thread and keeps its work-items' private variables on that
-   thread's stack. VkFFT sizes its kernels to the device's limits, which on pocl are 4096
-   work-items and 1 MiB of local memory, and some of those kernels overflow the stack
-   (single-precision Bluestein lengths between about 30000 and 50000 crash). On CPU devices
-   VkFFT is shown a GPU's limits instead, which also suit a CPU's caches. */
-#define CPU_MAX_WORK_GROUP 256
-#define CPU_LOCAL_MEMORY (64 * 1024)
-
-static cl_int vkfft_device_info(cl_device_id id, cl_device_info what, size_t size, void *value, size_t *ret) {
-  cl_int e = clGetDeviceInfo(id, what, size, value, ret);
-  cl_device_type type = 0;
-  if (e != CL_SUCCESS || value == NULL || clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS ||
-      !(type & CL_DEVICE_TYPE_CPU))
-    return e;
-  if (what == CL_DEVICE_MAX_WORK_GROUP_SIZE && size >= sizeof(size_t) && *(size_t *)value > CPU_MAX_WORK_GROUP)
-    *(size_t *)value = CPU_MAX_WORK_GROUP;
-  if (what == CL_DEVICE_MAX_WORK_ITEM_SIZES)
-    for (size_t i = 0; i < size / sizeof(size_t); i++)
-      if (((size_t *)value)[i] > CPU_MAX_WORK_GROUP)
-        ((size_t *)value)[i] = CPU_MAX_WORK_GROUP;
-  if (what == CL_DEVICE_LOCAL_MEM_SIZE && size >= sizeof(cl_ulong) && *(cl_ulong *)value > CPU_LOCAL_MEMORY)
-    *(cl_ulong *)value = CPU_LOCAL_MEMORY;
-  return e;
-}
-
-#define VKFFT_BACKEND 3
-#define printf(...) vkfft_print(__VA_ARGS__)
-#define clGetDeviceInfo vkfft_device_info
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wunused-variable"
-#pragma GCC diagnostic ignored "-Wunused-but-set-variable"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wstrict-prototypes"
-#pragma GCC diagnostic ignored "-Wformat"
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#include <vkFFT.h>
-#pragma GCC diagnostic pop
-#undef printf
-#undef clGetDeviceInfo
 
 /* What a plan runs. VkFFT refuses axes of length 1, which transform nothing: they are dropped,
    and what is left may be no transform at all (STEP_COPY), or, when an R2C or C2R has a last
@@ -256,10 +196,10 @@ static VkFFTResult make_app(vkapp *a, ag__bdevice *dev, bool omit_fastest) {
     break;
   }
   pthread_mutex_lock(&init_lock);
-  VkFFTResult r = initializeVkFFT(&a->app, c);
+  VkFFTResult r = ag__vkfft_initialize(&a->app, c);
   pthread_mutex_unlock(&init_lock);
   if (r != VKFFT_SUCCESS) {
-    deleteVkFFT(&a->app);
+    ag__vkfft_delete(&a->app);
     memset(&a->app, 0, sizeof a->app);
     return r;
   }
@@ -270,7 +210,7 @@ static VkFFTResult make_app(vkapp *a, ag__bdevice *dev, bool omit_fastest) {
 static void vk_destroy(ag__bfft *p) {
   for (int i = 0; i < 2; i++)
     if (p->a[i].made)
-      deleteVkFFT(&p->a[i].app);
+      ag__vkfft_delete(&p->a[i].app);
   cl_kernel ks[3] = {p->widen, p->narrow, p->expand};
   for (int i = 0; i < 3; i++)
     if (ks[i] != NULL)
@@ -383,7 +323,7 @@ static ag_status run_app(ag__bqueue *q, vkapp *a, bool inverse, cl_mem in, size_
     lp.inputBuffer = &a->in;
   lp.bufferOffset = buf_off;
   lp.inputBufferOffset = inb_off;
-  VkFFTResult r = VkFFTAppend(&a->app, inverse ? 1 : -1, &lp);
+  VkFFTResult r = ag__vkfft_append(&a->app, inverse ? 1 : -1, &lp);
   if (r != VKFFT_SUCCESS)
     return vkfft_fail("VkFFTAppend", r);
   return AG_OK;
