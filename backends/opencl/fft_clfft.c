@@ -67,14 +67,21 @@ static ag_status clfft_fail(const char *call, clfftStatus s) {
   return core->error(st, "%s: %s (%d)", call, clfft_name(s), (int)s);
 }
 
-/* clfftSetup once per process; clFFT's resources stay until exit (clfftTeardown would also
-   end plans other threads still hold). */
+/* clfftSetup once per process; clFFT's resources stay until the process exits, since
+   clfftTeardown ends every plan, those other threads hold included. It runs then, from
+   atexit: registered after clFFT and the OpenCL driver were loaded, it runs before their own
+   exit-time destructors, while the driver still works, and clFFT no longer prints its
+   "resources not freed" warning on the program's stderr. */
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;
 static clfftStatus setup_status;
+
+static void teardown(void) { clfftTeardown(); }
 
 static void setup(void) {
   clfftSetupData data = {clfftVersionMajor, clfftVersionMinor, clfftVersionPatch, 0};
   setup_status = clfftSetup(&data);
+  if (setup_status == CLFFT_SUCCESS)
+    atexit(teardown);
 }
 
 /* The smallest prime factor of n above 13, or 0 when n has none. */
