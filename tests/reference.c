@@ -859,6 +859,17 @@ void *test_array_read(const ag_array *a) {
   return p;
 }
 
+void test_check_all_equal(ag_array *const *arrays, size_t n, double value, const char *what) {
+  for (size_t i = 0; i < n; i++) {
+    void *back = test_array_read(arrays[i]);
+    ag_dtype t = ag_array_dtype(arrays[i]);
+    for (size_t e = 0; e < ag_array_size(arrays[i]); e++)
+      ck_assert_msg(ref_get(t, back, e) == value, "%s: %s changed element %zu of a %s operand", test_label(), what, e,
+                    ref_name(t));
+    free(back);
+  }
+}
+
 bool test_dtype_runs(ag_device *dev, ag_dtype t) {
   static bool noted;
   if (t != AG_F64 && t != AG_C128)

@@ -162,6 +162,9 @@ ag_array *test_array_from(ag_device *dev, ag_dtype t, int ndim, const size_t *sh
 ag_array *test_array_1d(ag_device *dev, ag_dtype t, size_t n, const void *data);
 /* The array's contents in new host memory (free() it); never NULL, even for an empty array. */
 void *test_array_read(const ag_array *a);
+/* Fails unless every element of each of the @p n arrays equals @p value (the arrays
+   a refused call was given, filled beforehand), naming @p what was refused. */
+void test_check_all_equal(ag_array *const *arrays, size_t n, double value, const char *what);
 /* Host memory of @p bytes (at least 1), ck_asserting success; free() it. */
 void *test_alloc(size_t bytes);
 
