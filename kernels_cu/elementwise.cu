@@ -2,27 +2,5 @@
    kernels_shared/elementwise.h, shared with OpenCL and the host. */
 #include "skeleton_gpu.h"
 
-#define AG_TC 0
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 1
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 2
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 3
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 4
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 5
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 6
-#include "elementwise.h"
-#undef AG_TC
-#define AG_TC 7
-#include "elementwise.h"
-#undef AG_TC
+#define AG_EACH_DTYPE_OF "elementwise.h"
+#include "each_dtype.h"

@@ -4,30 +4,8 @@
 #include "kernels.h"
 #include "skeleton.h"
 
-#define AG_TC 0
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 1
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 2
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 3
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 4
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 5
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 6
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 7
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
+#define AG_EACH_DTYPE_OF "elementwise.h"
+#include "../../../kernels_shared/each_dtype.h"
 
 /* Second pass: the same lists, as table entries. */
 #define AG_EW_LIST_ONLY
@@ -35,30 +13,7 @@
 #include "skeleton_undef.h"
 #include "skeleton.h"
 static const ag_host_kernel_def kernels[] = {
-#define AG_TC 0
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 1
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 2
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 3
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 4
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 5
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 6
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
-#define AG_TC 7
-#include "../../../kernels_shared/elementwise.h"
-#undef AG_TC
+#include "../../../kernels_shared/each_dtype.h"
 };
 
 const ag__host_family ag__host_family_elementwise = {"elementwise", kernels,
