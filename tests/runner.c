@@ -37,9 +37,22 @@ void add_core_test(Suite *s, const char *name, const TTest *test) {
   ntests++;
 }
 
+/* The devices this test process opened, which finish_devices waits for after each test: a
+   test must not exit while a driver thread still works for it (pocl compiles a kernel on its
+   worker thread at the kernel's first run, and crashes if the process exits under it). */
+static ag_device *opened[MAX_DEVICES];
+
+static void finish_devices(void) {
+  for (int i = 0; i < ndevices; i++)
+    if (opened[i] != NULL)
+      ck_assert_msg(ag_device_finish(opened[i]) == AG_OK, "%s: ag_device_finish after the test: %s", specs[i],
+                    ag_last_error());
+}
+
 void add_device_test(Suite *s, const char *name, const TTest *test) {
   TCase *tc = tcase_create(name);
   set_timeout(tc);
+  tcase_add_checked_fixture(tc, NULL, finish_devices);
   tcase_add_loop_test(tc, test, 0, ndevices);
   suite_add_tcase(s, tc);
   ntests += ndevices;
@@ -56,6 +69,7 @@ ag_device *test_device(int i) {
   ck_assert_int_eq(ag_device_get_info(dev, &info), AG_OK);
   ck_assert_msg(strcmp(info.spec, specs[i]) == 0, "%s: ag_device_select(\"%s\") gave the device \"%s\"", label,
                 specs[i], info.spec);
+  opened[i] = dev;
   return dev;
 }
 
