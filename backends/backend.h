@@ -20,7 +20,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 2
+#define AG__BACKEND_ABI 3
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */

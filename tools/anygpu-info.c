@@ -192,6 +192,9 @@ static void print_device(int index, const ag_device_info *d, const char *blas, c
   printf("    %-22s%zu\n", "max work-group size", d->max_work_group_size);
   print_bytes_row("local memory", d->local_memory);
   printf("    %-22s%s\n", "fp64", d->fp64 ? "yes" : "no");
+  if (d->max_loop_iterations != 0)
+    printf("    %-22s%llu iterations per loop in a work-item\n", "loop limit", d->max_loop_iterations);
+  printf("    %-22s%s\n", "driver quirks", d->quirks[0] ? d->quirks : "none");
   char cc[16];
   capability(d->compute_capability, cc, sizeof cc);
   if (cc[0] != '\0')
@@ -327,8 +330,11 @@ static void print_json_device(int index, const ag_device_info *d, const char *bl
   json_string(d->driver_version);
   printf(",\n     \"global_memory\": %zu, \"max_allocation\": %zu, \"compute_units\": %d,", d->global_memory,
          d->max_allocation, d->compute_units);
-  printf("\n     \"max_work_group_size\": %zu, \"local_memory\": %zu, \"fp64\": %s, \"compute_capability\": ",
-         d->max_work_group_size, d->local_memory, d->fp64 ? "true" : "false");
+  printf("\n     \"max_work_group_size\": %zu, \"local_memory\": %zu, \"fp64\": %s,", d->max_work_group_size,
+         d->local_memory, d->fp64 ? "true" : "false");
+  printf("\n     \"max_loop_iterations\": %llu, \"quirks\": ", d->max_loop_iterations);
+  json_string(d->quirks);
+  printf(", \"compute_capability\": ");
   json_string(cc[0] ? cc : NULL);
   printf(",\n     \"blas\": ");
   json_string(blas);

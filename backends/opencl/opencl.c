@@ -79,6 +79,9 @@ ag_status ag__cl_status(cl_int e) { return cl_status(e); }
 
 struct ag__bevent {
   cl_event ev;
+  ag__clprogress *progress; /* of the queue it was recorded on */
+  unsigned long long seq;   /* its number there; 0 when not counted */
+  atomic_bool done;         /* known complete (waited for) */
 };
 
 struct ag__bprogram {
@@ -93,6 +96,9 @@ struct ag__bkernel {
   cl_kernel k;
   pthread_mutex_t lock;
   size_t max_work_group;
+  /* On a device with the struct-args quirk: bit i for argument i passed by value as a
+     struct or union, or with a typedef'd type (ag__cl_by_value_args). */
+  uint64_t records, typedefs;
 };
 
 static struct {
@@ -207,11 +213,33 @@ static ag_status cl_device_open(int index, ag__bdevice **out, ag_device_info *in
   info->max_work_group_size = wg;
   info->fp64 = fp64 != 0;
   info->compute_capability = 0;
+  dev->quirks = ag__cl_quirks(pname, info->name, info->driver_version, info->quirks, sizeof info->quirks);
+  info->max_loop_iterations = (dev->quirks & AG__CLQ_LOOP_LIMIT) ? 65535 : 0;
+  snprintf(dev->describe, sizeof dev->describe, "%s %s (%s)", pname, info->driver_version, info->name);
+  if (dev->quirks != 0)
+    core->log(AG__LOG_INFO, "OpenCL device %s: working around driver quirks %s", dev->describe, info->quirks);
   *out = dev;
   return AG_OK;
 }
 
 /* ---- queues and events -------------------------------------------------------------------- */
+
+static void progress_unref(ag__clprogress *p) {
+  if (p != NULL && atomic_fetch_sub(&p->refs, 1) == 1)
+    free(p);
+}
+
+/* Blocks until @p q is empty; then every event recorded on it before the call is complete. */
+static cl_int finish(ag__bqueue *q) {
+  unsigned long long upto = atomic_load(&q->progress->recorded);
+  cl_int e = clFinish(q->q);
+  if (e == CL_SUCCESS) {
+    unsigned long long was = atomic_load(&q->progress->finished);
+    while (was < upto && !atomic_compare_exchange_weak(&q->progress->finished, &was, upto))
+      ;
+  }
+  return e;
+}
 
 static ag_status cl_queue_create(ag__bdevice *dev, ag__bqueue **out) {
   cl_int e;
@@ -219,24 +247,30 @@ static ag_status cl_queue_create(ag__bdevice *dev, ag__bqueue **out) {
   if (q == NULL)
     return CL_FAIL("clCreateCommandQueue", e);
   ag__bqueue *bq = malloc(sizeof *bq);
-  if (bq == NULL) {
+  ag__clprogress *p = calloc(1, sizeof *p);
+  if (bq == NULL || p == NULL) {
+    free(bq);
+    free(p);
     clReleaseCommandQueue(q);
     return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
   }
+  atomic_init(&p->refs, 1);
   bq->dev = dev;
   bq->q = q;
+  bq->progress = p;
   *out = bq;
   return AG_OK;
 }
 
 static void cl_queue_destroy(ag__bqueue *q) {
-  clFinish(q->q);
+  finish(q);
   clReleaseCommandQueue(q->q);
+  progress_unref(q->progress);
   free(q);
 }
 
 static ag_status cl_queue_finish(ag__bqueue *q) {
-  CL_TRY("clFinish", clFinish(q->q));
+  CL_TRY("clFinish", finish(q));
   return AG_OK;
 }
 
@@ -249,6 +283,12 @@ static ag_status cl_event_record(ag__bqueue *q, ag__bevent **out) {
     free(ev);
     return CL_FAIL("clEnqueueMarkerWithWaitList", e);
   }
+  /* Numbered after the enqueue, so a finish that has read the count has the marker in its
+     queue (see finish()). */
+  ev->progress = q->progress;
+  atomic_fetch_add(&q->progress->refs, 1);
+  ev->seq = atomic_fetch_add(&q->progress->recorded, 1) + 1;
+  atomic_init(&ev->done, false);
   /* Markers are not always submitted until something follows them; flush so a wait on the
      event alone cannot stall. */
   clFlush(q->q);
@@ -258,10 +298,15 @@ static ag_status cl_event_record(ag__bqueue *q, ag__bevent **out) {
 
 static ag_status cl_event_wait(ag__bevent *ev) {
   CL_TRY("clWaitForEvents", clWaitForEvents(1, &ev->ev));
+  atomic_store(&ev->done, true);
   return AG_OK;
 }
 
 static ag_status cl_event_query(ag__bevent *ev, bool *done) {
+  if (atomic_load(&ev->done) || (ev->progress != NULL && ev->seq <= atomic_load(&ev->progress->finished))) {
+    *done = true;
+    return AG_OK;
+  }
   cl_int status = CL_QUEUED;
   CL_TRY("clGetEventInfo", clGetEventInfo(ev->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
   if (status < 0)
@@ -287,6 +332,7 @@ static ag_status cl_event_elapsed_ms(ag__bevent *a, ag__bevent *b, double *ms) {
 
 static void cl_event_destroy(ag__bevent *ev) {
   clReleaseEvent(ev->ev);
+  progress_unref(ev->progress);
   free(ev);
 }
 
@@ -433,6 +479,11 @@ static ag_status cl_program_binary(ag__bprogram *bp, void **binary, size_t *size
 }
 
 static ag_status cl_program_load(ag__bdevice *dev, const void *binary, size_t size, ag__bprogram **out) {
+  if ((dev->quirks & AG__CLQ_BINARY_CHECK) && !ag__cl_rusticl_binary_plausible(binary, size))
+    return core->error(AG_ERR_BUILD,
+                       "clCreateProgramWithBinary: the binary is not one %s wrote, so it is not handed to the "
+                       "driver (driver quirk binary-check: it aborts the process on a binary it cannot read)",
+                       dev->describe);
   cl_int e, status;
   const unsigned char *bin = binary;
   cl_program p = clCreateProgramWithBinary(dev->ctx, 1, &dev->id, &size, &bin, &status, &e);
@@ -466,6 +517,10 @@ static ag_status cl_kernel_create(ag__bprogram *bp, const char *name, ag__bkerne
   bk->max_work_group = 1;
   clGetKernelWorkGroupInfo(k, bp->dev->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof bk->max_work_group,
                            &bk->max_work_group, NULL);
+  bk->records = bk->typedefs = 0;
+  if ((bp->dev->quirks & AG__CLQ_STRUCT_ARGS) && ag__cl_by_value_args(k, &bk->records, &bk->typedefs) < 0)
+    core->log(AG__LOG_WARN, "%s: no argument information for kernel %s, so struct arguments cannot be refused",
+              bp->dev->describe, name);
   *out = bk;
   return AG_OK;
 }
@@ -486,6 +541,18 @@ static ag_status cl_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range 
     local[d] = range->local[d];
     /* OpenCL 1.2 wants global a multiple of local; the contract says the range is rounded up. */
     global[d] = has_local ? (range->global[d] + local[d] - 1) / local[d] * local[d] : range->global[d];
+  }
+  for (size_t i = 0; i < nargs && i < 64; i++) {
+    /* A typedef is refused only when its size cannot be a scalar or vector's, so that
+       typedefs of scalars (anygpu's own kernels use them) still pass. */
+    size_t z = args[i].size;
+    bool odd_size = z == 0 || z > 128 || (z & (z - 1)) != 0;
+    if (args[i].kind == AG_ARG_SCALAR && ((k->records >> i & 1) || ((k->typedefs >> i & 1) && odd_size)))
+      return core->error(AG_ERR_UNSUPPORTED,
+                         "argument %zu is a struct passed by value, which %s mishandles (driver quirk "
+                         "struct-args: a wrong size check, or a crash in the launch); pass it in a buffer, or "
+                         "as arguments of built-in scalar and vector types",
+                         i, k->prog->dev->describe);
   }
   ag_status st = AG_OK;
   pthread_mutex_lock(&k->lock);

@@ -11,17 +11,55 @@
 
 #include "../backend.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
+
+/* Driver defects the backend works around (quirks.c has the table, docs/portability.md the
+   story of each). */
+enum {
+  AG__CLQ_LOOP_LIMIT = 1u << 0,  /* loops end after 65535 iterations: launches are cut to fit */
+  AG__CLQ_STRUCT_ARGS = 1u << 1, /* struct arguments by value break: refused */
+  AG__CLQ_BINARY_CHECK = 1u << 2, /* an unreadable program binary aborts the process: checked first */
+};
+
+/* The quirks of a device, from its platform and device names and driver version; their
+   names, comma-separated, go to @p names. */
+unsigned ag__cl_quirks(const char *platform, const char *device, const char *driver_version, char *names,
+                       size_t names_size);
+/* Whether @p bin could be a program binary of rusticl: its header (format version 1, the
+   length of the SPIR-V that follows, the binary type) and the SPIR-V magic number. */
+bool ag__cl_rusticl_binary_plausible(const void *bin, size_t size);
+
+/* Which of @p k's first 64 arguments are passed by value as a named struct or union (bit i
+   of *records) or with a typedef'd type (bit i of *typedefs), which may be a struct or a
+   scalar: the driver's argument information does not say. Returns the kernel's argument
+   count, or -1 when the driver gives no argument information. */
+int ag__cl_by_value_args(cl_kernel k, uint64_t *records, uint64_t *typedefs);
+
 struct ag__bdevice {
   cl_platform_id platform;
   cl_device_id id;
   cl_context ctx;
   cl_command_queue service; /* for mapping pinned memory; guarded by lock */
   pthread_mutex_t lock;
+  unsigned quirks;          /* AG__CLQ_* */
+  char describe[448];       /* "rusticl 22.3.6 (llvmpipe ...)", for messages about quirks */
 };
+
+/* How far a queue has provably got, shared by the queue and its events (either may go
+   first). A driver may report an event as still queued after clFinish has returned for its
+   queue (rusticl does); the backend counts markers so that a finished queue's earlier events
+   are known to be complete whatever the driver reports. */
+typedef struct ag__clprogress {
+  atomic_ullong recorded; /* events recorded on the queue so far */
+  atomic_ullong finished; /* every event numbered up to this one is complete */
+  atomic_int refs;
+} ag__clprogress;
 
 struct ag__bqueue {
   ag__bdevice *dev;
   cl_command_queue q;
+  ag__clprogress *progress;
 };
 
 #define MEM(m) ((cl_mem)(m))

@@ -34,6 +34,13 @@ typedef struct ag_device_info {
   size_t local_memory;     /* bytes of local (CUDA: shared) memory per work-group */
   bool fp64;               /* double precision is supported */
   int compute_capability;  /* CUDA: major * 10 + minor (90 for sm_90); 0 elsewhere */
+  /* The most iterations one loop of a kernel may run in one work-item before the driver ends
+     the loop early without an error (Mesa's llvmpipe: 65535); 0 means no such limit. anygpu's
+     own kernels are launched within it; a user kernel on such a device must keep its loops
+     within it too (docs/portability.md). */
+  unsigned long long max_loop_iterations;
+  char quirks[128];        /* the driver defects anygpu works around on this device, as
+                              comma-separated names from docs/portability.md; "" for none */
 } ag_device_info;
 
 /** Number of devices present, host included (so at least 1). Devices are enumerated once per
