@@ -190,9 +190,18 @@ AG_INLINE T AG_RN(final_same, sum)(AG_RS(sum) a) { return AG_MK(a.re.s - a.re.c,
 #endif
 
 #if AG_REAL
+/* States hold integers at 32 bits at least: rusticl (Mesa 22.3) miscompiles a struct with a
+   uchar member returned by value (docs/portability.md, narrow-struct-members). */
+#if AG_UINT
+#define AG_EV ag_u32
+#elif AG_SINT
+#define AG_EV ag_i32
+#else
+#define AG_EV T
+#endif
 /* ---- min and max: NaN wins, as in numpy ---- */
 typedef struct AG_RS(ext) {
-  T v;
+  AG_EV v;
   ag_u32 n; /* 0 while empty */
 } AG_RS(ext);
 AG_INLINE AG_RS(ext) AG_RN(init, ext)(void) {
@@ -224,7 +233,7 @@ AG_INLINE AG_RS(ext) AG_RN(init, ext)(void) {
                                           k + (ag_u64)j);                                       \
     return a;                                                                                   \
   }                                                                                             \
-  AG_INLINE T AG_CAT2(ag_r_final_same_##op, AG_SFX)(AG_RS(ext) a) { return a.v; }
+  AG_INLINE T AG_CAT2(ag_r_final_same_##op, AG_SFX)(AG_RS(ext) a) { return (T)a.v; }
 #define AG_LESS(a, b) ((a) < (b))
 #define AG_MORE(a, b) ((a) > (b))
 AG_EXT_FUNCS(min, AG_LESS)
@@ -233,7 +242,7 @@ AG_EXT_FUNCS(max, AG_MORE)
 
 /* ---- argmin and argmax: the first extreme; the first NaN if there is one ---- */
 typedef struct AG_RS(arg) {
-  T v;
+  AG_EV v;
   ag_u64 i; /* ~0 while empty */
 } AG_RS(arg);
 AG_INLINE AG_RS(arg) AG_RN(init, arg)(void) {
@@ -273,6 +282,7 @@ AG_ARG_FUNCS(argmax, AG_MORE)
 #undef AG_ARG_FUNCS
 #undef AG_LESS
 #undef AG_MORE
+#undef AG_EV
 #endif /* AG_REAL */
 
 #if AG_FLOAT || AG_CPLX

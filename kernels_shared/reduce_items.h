@@ -17,7 +17,8 @@
                                         ag_u64 len, ag_u64 inner, ag_u64 parts,                \
                                         AG_GLOBAL S *part, AG_GLOBAL TO *out, ag_u64 gid) {    \
     ag_u64 i = gid % inner, p = (gid / inner) % parts, o = gid / inner / parts;                 \
-    ag_u64 per = (len + parts - 1) / parts, k = p * per, k1 = len - k < per ? len : k + per;   \
+    ag_u64 per = (len + parts - 1) / parts, k = p * per < len ? p * per : len;                 \
+    ag_u64 k1 = len - k < per ? len : k + per;                                                  \
     x += o * len * inner + i;                                                                   \
     y += o * len * inner + i;                                                                   \
     S s = INIT();                                                                               \

@@ -135,8 +135,9 @@
    _cols: one work-item per (outer, part, inner), walking its piece sequentially; neighbouring
    work-items take neighbouring inner indices, so GPUs read coalesced rows of the inner axis
    and CPUs stream contiguous memory when inner is 1.
-   _rows: inner is 1; one work-group of 256 per (outer, part) strides through the piece
-   together and merges its states in a tree in local memory (GPUs).
+   _rows: inner is 1; one work-group per (outer, part) strides through the piece together
+   and merges its states in a tree in local memory (GPUs). Its size is a power of two up to
+   256, whatever the kernel's limit on the device allows (src/reduce.c chooses it).
    y is read only by dot (the op layer passes x again otherwise). */
 #define AG_DEF_REDUCE(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                    \
   AG_REDUCE_ITEMS(K, S, TI, TO, A, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                        \
@@ -152,17 +153,18 @@
                                    ag_u64 yoff, ag_u64 outer, ag_u64 len, ag_u64 parts,         \
                                    AG_GLOBAL S *part, AG_GLOBAL TO *out, ag_u64 ooff) {         \
     AG_LOCAL_MEM S sh[256];                                                                     \
-    ag_u32 l = AG_LOCAL_ID;                                                                     \
+    ag_u32 l = AG_LOCAL_ID, wg = AG_LOCAL_SIZE;                                                 \
     ag_u64 g = AG_GROUP_ID, o = g / parts, p = g % parts;                                       \
-    ag_u64 per = (len + parts - 1) / parts, k0 = p * per, k1 = len - k0 < per ? len : k0 + per; \
+    ag_u64 per = (len + parts - 1) / parts, k0 = p * per < len ? p * per : len;                 \
+    ag_u64 k1 = len - k0 < per ? len : k0 + per;                                                \
     x += xoff + o * len;                                                                        \
     y += yoff + o * len;                                                                        \
     S s = INIT();                                                                               \
-    for (ag_u64 k = k0 + l; k < k1; k += 256)                                                   \
+    for (ag_u64 k = k0 + l; k < k1; k += wg)                                                    \
       s = ACC1(s, LOAD(x, y, k), k);                                                            \
     sh[l] = s;                                                                                  \
     AG_BARRIER();                                                                               \
-    for (ag_u32 w = 128; w > 0; w >>= 1) {                                                      \
+    for (ag_u32 w = wg / 2; w > 0; w >>= 1) {                                                   \
       if (l < w)                                                                                \
         sh[l] = MERGE(sh[l], sh[l + w]);                                                        \
       AG_BARRIER();                                                                             \

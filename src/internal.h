@@ -98,6 +98,11 @@ void ag__fft_trim(ag_device *dev);
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,
                                    const char *options, ag__bprogram **out);
 
+/* src/launch.c: the fewest work-items that share @p steps iterations of a loop when no
+   work-item may run more than the device's loop limit (ag_device_info.max_loop_iterations);
+   1 on devices without a limit. */
+uint64_t ag__loop_items(const ag_device *dev, uint64_t steps);
+
 /* src/program.c: launch with arguments already resolved to backend handles. */
 ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,
                              size_t max_wg, const ag_range *range, size_t nargs,

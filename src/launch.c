@@ -14,10 +14,16 @@
    - GPUs: work-groups of 256, enough groups to fill the device several times over, and a
      grid-stride loop of one element per step, so neighbouring work-items touch neighbouring
      addresses (coalesced). */
+uint64_t ag__loop_items(const ag_device *dev, uint64_t steps) {
+  uint64_t limit = dev->info.max_loop_iterations;
+  return limit == 0 ? 1 : (steps + limit - 1) / limit;
+}
+
 static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r, uint64_t *chunk) {
   memset(r, 0, sizeof *r);
   r->dims = 1;
   uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  uint64_t limit = dev->info.max_loop_iterations;
   if (dev->be->dialect == AG__DIALECT_HOST) {
     *chunk = 1;
     r->global[0] = n;
@@ -29,6 +35,8 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
     *chunk = (n + items - 1) / items;
     if (*chunk < 256)
       *chunk = 256;
+    if (limit != 0 && *chunk > limit) /* more work-items rather than longer loops */
+      *chunk = limit;
     uint64_t groups = (n + *chunk * wg - 1) / (*chunk * wg);
     r->global[0] = groups * wg;
     r->local[0] = wg;
@@ -38,6 +46,10 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
   uint64_t groups = (n + wg - 1) / wg;
   if (groups > units * 32)
     groups = units * 32;
+  /* The grid-stride loop runs n / (groups * wg) times: within the device's loop limit. */
+  uint64_t least = (ag__loop_items(dev, n) + wg - 1) / wg;
+  if (groups < least)
+    groups = least;
   *chunk = 1;
   r->global[0] = groups * wg;
   r->local[0] = wg;

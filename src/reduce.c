@@ -60,42 +60,61 @@ typedef struct plan {
 } plan;
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-static void make_plan(const ag_device *dev, uint64_t outer, uint64_t len, uint64_t inner, plan *p) {
+/* GPUs read long contiguous rows a work-group per stretch (_rows); everything else one
+   work-item per stretch (_cols). */
+static bool use_rows(const ag_device *dev, uint64_t len, uint64_t inner) {
+  return dev->be->dialect != AG__DIALECT_HOST && dev->info.type != AG_DEVICE_CPU && inner == 1 && len >= 1024;
+}
+
+/* @p max_wg is the limit of the kernel the plan launches first. */
+static void make_plan(const ag_device *dev, size_t max_wg, uint64_t outer, uint64_t len, uint64_t inner, plan *p) {
   memset(p, 0, sizeof *p);
   p->range.dims = p->merge_range.dims = 1;
+  p->rows = use_rows(dev, len, inner);
   uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
   uint64_t outputs = outer * inner;
+  /* _rows steps through a piece a work-group at a time; _cols a block of AG_RBLOCK (256)
+     elements at a time, then a tail. On a device that ends long loops early, pieces are cut
+     short enough that no loop runs past the limit. */
+  uint64_t wg = 256;
+  while (wg > max_wg && wg > 1)
+    wg /= 2;
+  uint64_t limit = dev->info.max_loop_iterations;
+  uint64_t least_parts = limit == 0 ? 1 : ceil_div(len, limit * (p->rows ? wg : 256));
   if (dev->be->dialect == AG__DIALECT_HOST || dev->info.type == AG_DEVICE_CPU) {
     /* CPUs: one sequential pass per work-item; enough items to keep every core busy, each
        with a long stretch (at least 4096 elements). */
     uint64_t tasks = units * (dev->be->dialect == AG__DIALECT_HOST ? 4 : 16);
     p->parts = outputs >= tasks ? 1 : min_u64(ceil_div(tasks, outputs), len / 4096 > 0 ? len / 4096 : 1);
-    uint64_t wg = dev->be->dialect == AG__DIALECT_HOST ? 0 : 16;
+    p->parts = max_u64(p->parts, least_parts);
+    uint64_t cpu_wg = dev->be->dialect == AG__DIALECT_HOST ? 0 : min_u64(16, max_wg);
     p->range.global[0] = outputs * p->parts;
-    p->range.local[0] = wg;
+    p->range.local[0] = cpu_wg;
     p->merge_range.global[0] = outputs;
-    p->merge_range.local[0] = wg;
+    p->merge_range.local[0] = cpu_wg;
     return;
   }
   /* GPUs: a work-group per stretch of a contiguous row when rows are long; otherwise one
      work-item per output (coalesced along the inner axis), cut into parts when there are too
      few outputs to fill the device. */
-  if (inner == 1 && len >= 1024) {
+  if (p->rows) {
     uint64_t groups = units * 8;
-    p->rows = true;
     p->parts = outer >= groups ? 1 : min_u64(min_u64(ceil_div(groups, outer), ceil_div(len, 2048)), 1024);
-    p->range.global[0] = outer * p->parts * 256;
-    p->range.local[0] = 256;
+    p->parts = max_u64(p->parts, least_parts);
+    p->range.global[0] = outer * p->parts * wg;
+    p->range.local[0] = wg;
   } else {
     uint64_t target = units * 2048;
     p->parts = outputs >= target ? 1 : min_u64(min_u64(ceil_div(target, outputs), len / 64 > 0 ? len / 64 : 1), 1024);
+    p->parts = max_u64(p->parts, least_parts);
     p->range.global[0] = outputs * p->parts;
-    p->range.local[0] = 256;
+    p->range.local[0] = wg;
   }
   p->merge_range.global[0] = outputs;
-  p->merge_range.local[0] = 256;
+  p->merge_range.local[0] = wg;
 }
 
 static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag_array *out) {
@@ -163,14 +182,18 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, dev, &rq)) != AG_OK)
     return st;
+  char base[64], name[80];
+  snprintf(base, sizeof base, "ag_%s_%s_%s", red_ops[op].kernel, ag_dtype_name(x->dtype), ag_dtype_name(kout));
+  snprintf(name, sizeof name, "%s_%s", base, use_rows(dev, len, inner) ? "rows" : "cols");
+  const ag__builtin_kernel *k;
+  if ((st = ag__builtin_kernel_get(dev, AG__FAMILY_reduce, (int)x->dtype, name, &k)) != AG_OK)
+    return ag__prefix(st, fn);
   plan p;
-  make_plan(dev, outer, len, inner, &p);
+  make_plan(dev, k->max_work_group, outer, len, inner, &p);
   ag_buffer *part = NULL;
   if (p.parts > 1 && (st = ag_buffer_alloc(dev, outer * p.parts * inner * STATE_BYTES, &part)) != AG_OK)
     return ag__prefix(st, fn);
 
-  char base[64], name[80];
-  snprintf(base, sizeof base, "ag_%s_%s_%s", red_ops[op].kernel, ag_dtype_name(x->dtype), ag_dtype_name(kout));
   const ag_array *yy = op == R_DOT ? y : x;
   uint64_t xoff = x->offset, yoff = yy->offset, ooff = out->offset, parts = p.parts;
   ag__bmem *pmem = part ? part->mem : out->store->buf->mem;
@@ -181,7 +204,6 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
                      {.kind = AG_ARG_BUFFER, .mem = out->store->buf->mem}, U64(ooff)};
   ag__karg rows[] = {cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[7], cols[8], cols[9], cols[10]};
   ag_buffer *touch[] = {x->store->buf, yy->store->buf, out->store->buf, part};
-  snprintf(name, sizeof name, "%s_%s", base, p.rows ? "rows" : "cols");
   st = ag__launch_builtin(fn, rq, dev, AG__FAMILY_reduce, (int)x->dtype, name, &p.range, p.rows ? 10 : 11,
                           p.rows ? rows : cols, 4, touch);
   if (st == AG_OK && p.parts > 1) {
