@@ -159,8 +159,9 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
   char *log = NULL;
   ag_status st = be->program_build(dev->bdev, desc, source, options, out, &log);
   if (st == AG_ERR_BUILD) {
-    ag__error(AG_ERR_BUILD, "the %s compiler for %s rejected the program:\n%s", be->name, dev->info.spec,
-              log && *log ? log : "(the compiler gave no log)");
+    /* The options are named: some compilers reject a bad one without saying which. */
+    ag__error(AG_ERR_BUILD, "the %s compiler for %s rejected the program (build options \"%s\"):\n%s", be->name,
+              dev->info.spec, options ? options : "", log && *log ? log : "(the compiler gave no log)");
   }
   free(log);
   if (st == AG_OK && key != NULL) {

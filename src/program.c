@@ -88,6 +88,8 @@ ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k) {
   return AG_OK;
 }
 
+size_t ag_kernel_max_work_group(const ag_kernel *k) { return k != NULL ? k->max_work_group : 0; }
+
 void ag_kernel_destroy(ag_kernel *k) {
   if (k == NULL)
     return;

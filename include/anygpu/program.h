@@ -64,6 +64,12 @@ AG_API ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k
 /** Frees a kernel. NULL is a no-op. */
 AG_API void ag_kernel_destroy(ag_kernel *k);
 
+/** The largest work-group @p k may be launched with on its device (product of local[]):
+    OpenCL's CL_KERNEL_WORK_GROUP_SIZE, CUDA's maximum threads per block for the function.
+    It can be far below the device's max_work_group_size (32 on some drivers for kernels with
+    barriers or many registers), so choose local sizes from it. 0 for NULL. */
+AG_API size_t ag_kernel_max_work_group(const ag_kernel *k);
+
 /** A launch's extent. global[d] work-items in dimension d, in work-groups of local[d] (CUDA:
     threads per block). local all zero lets the backend choose. The launched range is rounded
     up to a multiple of the work-group size, so a kernel compares its index with the problem
