@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "programs.h"
+#include "runner.h"
 
 static const char opencl_source[] =
     "typedef struct { uint mul; ulong add; uint n; } test_affine;\n"
@@ -218,8 +219,8 @@ ag_program_desc programs_broken_desc(void) {
 
 /* ---- the shared vector add ------------------------------------------------------------------ */
 
-static int fail(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t size, const char *fmt, ...) {
+static int say_failure(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int say_failure(char *why, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(why, size, fmt, ap);
@@ -237,7 +238,7 @@ int programs_run_vadd(ag_device *dev, ag_queue *q, ag_kernel *k, size_t n, size_
   ag_buffer *da = NULL, *db = NULL, *dc = NULL;
   int rc = 0;
   if (a == NULL || b == NULL || c == NULL) {
-    rc = fail(why, why_size, "out of host memory");
+    rc = say_failure(why, why_size, "out of host memory");
     goto done;
   }
   for (size_t i = 0; i < n; i++) {
@@ -249,21 +250,23 @@ int programs_run_vadd(ag_device *dev, ag_queue *q, ag_kernel *k, size_t n, size_
       (st = ag_buffer_alloc(dev, bytes + TAIL * sizeof(uint32_t), &dc)) != AG_OK ||
       (st = ag_buffer_write(q, da, 0, a, bytes)) != AG_OK || (st = ag_buffer_write(q, db, 0, b, bytes)) != AG_OK ||
       (st = ag_buffer_fill(q, dc, 0, &sentinel, 4, bytes + TAIL * sizeof(uint32_t))) != AG_OK) {
-    rc = fail(why, why_size, "setting up vadd of %zu: %s: %s", n, ag_status_name(st), ag_last_error());
+    rc = say_failure(why, why_size, "setting up vadd of %zu: %s: %s", n, ag_status_name(st), ag_last_error());
     goto done;
   }
   uint32_t n32 = (uint32_t)n;
   ag_arg args[] = {AG_ARG_BUF(da), AG_ARG_BUF(db), AG_ARG_BUF(dc), AG_ARG_VAL(n32)};
   ag_range range = {.dims = 1, .global = {n}, .local = {local}};
+  test_fit_local(k, &range);
+  local = range.local[0];
   if ((st = ag_kernel_launch(q, k, &range, 4, args)) != AG_OK ||
       (st = ag_buffer_read(q, dc, 0, c, bytes + TAIL * sizeof(uint32_t))) != AG_OK) {
-    rc = fail(why, why_size, "vadd of %zu with local %zu: %s: %s", n, local, ag_status_name(st), ag_last_error());
+    rc = say_failure(why, why_size, "vadd of %zu with local %zu: %s: %s", n, local, ag_status_name(st), ag_last_error());
     goto done;
   }
   for (size_t i = 0; i < n + TAIL; i++) {
     uint32_t want = i < n ? a[i] + b[i] : sentinel;
     if (c[i] != want) {
-      rc = fail(why, why_size, "vadd of %zu with local %zu: c[%zu] is 0x%08x, expected 0x%08x%s", n, local, i, c[i],
+      rc = say_failure(why, why_size, "vadd of %zu with local %zu: c[%zu] is 0x%08x, expected 0x%08x%s", n, local, i, c[i],
                 want, i < n ? "" : " (past the end: the kernel must not write there)");
       goto done;
     }
@@ -286,9 +289,9 @@ int programs_build_and_run(ag_device *dev, const char *options, size_t n, char *
   ag_kernel *k = NULL;
   ag_status st = ag_program_create(dev, &desc, &prog);
   if (st != AG_OK)
-    return fail(why, why_size, "ag_program_create: %s: %s", ag_status_name(st), ag_last_error());
+    return say_failure(why, why_size, "ag_program_create: %s: %s", ag_status_name(st), ag_last_error());
   st = ag_kernel_get(prog, "vadd", &k);
-  int rc = st != AG_OK ? fail(why, why_size, "ag_kernel_get: %s: %s", ag_status_name(st), ag_last_error())
+  int rc = st != AG_OK ? say_failure(why, why_size, "ag_kernel_get: %s: %s", ag_status_name(st), ag_last_error())
                        : programs_run_vadd(dev, NULL, k, n, 0, 7, why, why_size);
   ag_kernel_destroy(k);
   ag_program_destroy(prog);

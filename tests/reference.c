@@ -879,7 +879,9 @@ bool test_dtype_runs(ag_device *dev, ag_dtype t) {
   if (info.fp64)
     return true;
   if (!noted) {
-    printf("note: %s: the device has no double precision, so f64 and c128 are not checked here\n", test_label());
+    printf("note: %s: the device has no double precision, so f64 and c128 results are not checked here (the fp64 "
+           "suite checks that they are refused)\n",
+           test_label());
     fflush(stdout);
     noted = true;
   }

@@ -93,6 +93,22 @@ ag_device *test_other_device(const ag_device *dev, const char *why) {
   return NULL;
 }
 
+void test_fit_local(const ag_kernel *k, ag_range *r) {
+  /* No ck_assert here: forked children call this through programs.c. */
+  size_t limit = ag_kernel_max_work_group(k);
+  while (limit > 0) {
+    size_t product = 1, big = 0;
+    for (unsigned d = 0; d < r->dims; d++) {
+      product *= r->local[d];
+      if (r->local[d] > r->local[big])
+        big = d;
+    }
+    if (product <= limit)
+      return;
+    r->local[big] /= 2;
+  }
+}
+
 void test_fill_bytes(void *p, size_t n, unsigned seed) {
   /* xorshift64*, seeded so that nearby seeds give unrelated bytes. */
   uint64_t x = 0x9e3779b97f4a7c15ull * (seed + 1u);

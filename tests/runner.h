@@ -47,6 +47,11 @@ ag_device *test_other_device(const ag_device *dev, const char *why);
 /* What assertion messages start with: the spec of the device under test, or "core". */
 const char *test_label(void);
 
+/* Shrinks @p r's work-group, halving its largest side, until it fits kernel @p k's limit
+   (ag_kernel_max_work_group, which may be far below the device's): tests take work-group
+   sizes from the kernel and the device, never as constants. An all-zero local is kept. */
+void test_fit_local(const ag_kernel *k, ag_range *r);
+
 /* Deterministic bytes: the same @p seed gives the same bytes. */
 void test_fill_bytes(void *p, size_t n, unsigned seed);
 /* Index of the first byte where @p a and @p b differ, or @p n when they are equal. */

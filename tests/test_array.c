@@ -862,6 +862,49 @@ START_TEST(null_devices_and_arrays_are_refused) {
 }
 END_TEST
 
+/* Mesa's llvmpipe ends any loop after 65535 iterations, silently (docs/portability.md,
+   loop-limit): a launch that gave each work-item more elements than that lost the last one of
+   each stretch. 2^25 + 5 one-byte elements make stretches of over 65536 elements on such a
+   device as launches were cut before; every element must come out, on every device. */
+START_TEST(launches_longer_than_a_loop_limit_reach_every_element) {
+  ag_device *dev = test_device(_i);
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  ck_assert_msg(strstr(info.name, "llvmpipe") == NULL || info.max_loop_iterations == 65535,
+                "%s: llvmpipe's loop limit is not reported (max_loop_iterations %llu)", test_label(),
+                info.max_loop_iterations);
+  const size_t n = ((size_t)1 << 25) + 5;
+  unsigned char *x = test_alloc(n), *back = test_alloc(n);
+  for (size_t i = 0; i < n; i++)
+    x[i] = (unsigned char)(i * 7 + i / 65536);
+  ag_array *a = test_array_1d(dev, AG_U8, n, x), *b = test_array_new(dev, AG_U8, 1, &n);
+  ag_array *total = test_array_new(dev, AG_U32, 1, &(size_t){1});
+  CHECK_OK(ag_copy(NULL, a, b));
+  CHECK_OK(ag_array_to_host(b, back, n));
+  CHECK_BYTES(back, x, n, "a copy of 2^25 + 5 bytes");
+  CHECK_OK(ag_add(NULL, a, a, b));
+  CHECK_OK(ag_array_to_host(b, back, n));
+  size_t i = 0;
+  while (i < n && back[i] == (unsigned char)(2 * x[i]))
+    i++;
+  ck_assert_msg(i == n, "%s: element %zu of a + a over 2^25 + 5 bytes is %u, expected %u", test_label(), i,
+                i < n ? back[i] : 0, i < n ? (unsigned char)(2 * x[i]) : 0);
+  CHECK_OK(ag_sum(NULL, a, AG_AXIS_ALL, total));
+  uint64_t want = 0;
+  for (i = 0; i < n; i++)
+    want += x[i];
+  uint32_t got = 0;
+  CHECK_OK(ag_array_to_host(total, &got, sizeof got));
+  ck_assert_msg(got == (uint32_t)want, "%s: the sum of 2^25 + 5 bytes is %u, expected %u", test_label(), got,
+                (uint32_t)want);
+  ag_array_free(a);
+  ag_array_free(b);
+  ag_array_free(total);
+  free(x);
+  free(back);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0) {
     add_core_test(s, "dtype sizes and names follow the table", dtype_sizes_and_names_follow_the_table);
@@ -892,4 +935,6 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "astype and copy refuse mismatched operands", astype_and_copy_refuse_mismatched_operands);
   add_device_test(s, "copy duplicates an array", copy_duplicates_an_array);
   add_device_test(s, "empty arrays pass through every function", empty_arrays_pass_through_every_function);
+  add_device_test(s, "launches longer than a loop limit reach every element",
+                  launches_longer_than_a_loop_limit_reach_every_element);
 }

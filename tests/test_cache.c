@@ -117,13 +117,15 @@ static const char *fresh_root(void) {
   if (root_owner == 0)
     atexit(remove_root);
   root_owner = getpid();
-  /* pocl keeps a compile cache of its own in $XDG_CACHE_HOME or ~/.cache, which some tests
-     watch; give it a folder beside ours unless the caller chose one. */
-  if (getenv("POCL_CACHE_DIR") == NULL) {
-    char pocl[600];
-    snprintf(pocl, sizeof pocl, "%s/anygpu-test-pocl-cache", tmp && *tmp ? tmp : "/tmp");
-    setenv("POCL_CACHE_DIR", pocl, 1);
-  }
+  /* pocl and Mesa (rusticl) keep compile caches of their own in $XDG_CACHE_HOME or ~/.cache,
+     which some tests watch; give each a folder beside ours unless the caller chose one. */
+  static const char *const drivers[][2] = {{"POCL_CACHE_DIR", "pocl"}, {"MESA_SHADER_CACHE_DIR", "mesa"}};
+  for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+    if (getenv(drivers[i][0]) == NULL) {
+      char dir[600];
+      snprintf(dir, sizeof dir, "%s/anygpu-test-%s-cache", tmp && *tmp ? tmp : "/tmp", drivers[i][1]);
+      setenv(drivers[i][0], dir, 1);
+    }
   return root;
 }
 

@@ -132,6 +132,7 @@ static void *kernel_worker(void *arg) {
     uint32_t k = (uint32_t)w->id * 1000u + (uint32_t)round;
     ag_arg args[] = {AG_ARG_BUF(din), AG_ARG_BUF(dout), AG_ARG_VAL(k), AG_ARG_VAL(n)};
     ag_range r = {.dims = 1, .global = {n}, .local = {round % 2 ? 64u : 0u}};
+    test_fit_local(w->kernel, &r);
     if ((st = ag_kernel_launch(NULL, w->kernel, &r, 4, args)) != AG_OK ||
         (st = ag_buffer_read(NULL, dout, 0, out, n * 4)) != AG_OK) {
       report(w, "round %d: %s: %s", round, ag_status_name(st), ag_last_error());
