@@ -15,11 +15,13 @@ demo | test) ;;
 esac
 
 # Build tools; OpenBLAS and FFTW for the host; the OpenCL loader and headers, CLBlast, clFFT
-# and VkFFT for the OpenCL backend; pocl (a CPU OpenCL device, so the OpenCL backend runs on
-# any machine); Check for the tests.
-packages="gcc libc6-dev meson ninja-build pkg-config python3 libopenblas-dev libfftw3-dev
+# and VkFFT for the OpenCL backend; two CPU OpenCL implementations, pocl and Mesa's rusticl
+# (enabled with RUSTICL_ENABLE=llvmpipe; the tests do), so the OpenCL backend runs on any
+# machine; Check and oclgrind (which checks the kernels for races and uninitialised reads)
+# for the tests; numpy, the peer anygpu-bench measures against.
+packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy libopenblas-dev libfftw3-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
-clinfo check libsubunit-dev"
+mesa-opencl-icd clinfo check libsubunit-dev oclgrind"
 missing=
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
