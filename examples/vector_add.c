@@ -77,14 +77,33 @@ static bool ok(ag_status st) {
   return st == AG_OK;
 }
 
-/* Device time between two events, which are then freed (and their pointers cleared, so the
-   cleanup at the end of main() cannot free them twice). */
-static bool elapsed(ag_event **start, ag_event **end, double *ms) {
-  bool good = ok(ag_event_elapsed_ms(*start, *end, ms));
-  ag_event_destroy(*start);
-  ag_event_destroy(*end);
-  *start = *end = NULL;
-  return good;
+/* Times the work enqueued on a queue between tic() and toc(): device time between two events,
+   or, where the driver gives no timestamps (ag_event_elapsed_ms returns AG_ERR_UNSUPPORTED:
+   Mesa's rusticl 22), the host clock from an idle queue to the end of ag_queue_finish. */
+typedef struct stopwatch {
+  ag_queue *q;
+  ag_event *start;
+  double host_start;
+} stopwatch;
+
+static bool tic(stopwatch *w) {
+  if (!ok(ag_queue_finish(w->q)))
+    return false;
+  w->host_start = now_ms();
+  return ok(ag_event_record(w->q, &w->start));
+}
+
+static bool toc(stopwatch *w, double *ms) {
+  ag_event *end = NULL;
+  ag_status st = ag_event_record(w->q, &end);
+  if (st == AG_OK)
+    st = ag_event_elapsed_ms(w->start, end, ms);
+  if (st == AG_ERR_UNSUPPORTED && (st = ag_queue_finish(w->q)) == AG_OK)
+    *ms = now_ms() - w->host_start;
+  ag_event_destroy(w->start);
+  ag_event_destroy(end);
+  w->start = NULL;
+  return ok(st);
 }
 
 static double gbps(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
@@ -98,7 +117,7 @@ int main(void) {
   ag_buffer *da = NULL, *db = NULL, *dc = NULL;
   ag_program *prog = NULL;
   ag_kernel *k = NULL;
-  ag_event *t0 = NULL, *t1 = NULL;
+  stopwatch w = {0};
 
   /* NULL reads ANYGPU_DEVICE ("auto" when unset). A spec naming a device that is not here is an
      error listing what is: anygpu never falls back to another device behind your back. */
@@ -126,14 +145,14 @@ int main(void) {
   if (!ok(ag_queue_create(dev, &q)) || !ok(ag_buffer_alloc(dev, bytes, &da)) ||
       !ok(ag_buffer_alloc(dev, bytes, &db)) || !ok(ag_buffer_alloc(dev, bytes, &dc)))
     goto out;
+  w.q = q;
 
   /* Copies are timed three times: the first one also pays for mapping fresh pages (on the
      host and, for a CPU device, in the buffers), the later ones show the steady rate. */
   double ms, first = 0, best = -1;
   for (int r = 0; r < COPY_RUNS; r++) {
-    if (!ok(ag_event_record(q, &t0)) || !ok(ag_buffer_write(q, da, 0, a, bytes)) ||
-        !ok(ag_buffer_write(q, db, 0, b, bytes)) || !ok(ag_event_record(q, &t1)) ||
-        !elapsed(&t0, &t1, &ms))
+    if (!tic(&w) || !ok(ag_buffer_write(q, da, 0, a, bytes)) || !ok(ag_buffer_write(q, db, 0, b, bytes)) ||
+        !toc(&w, &ms))
       goto out;
     first = r == 0 ? ms : first;
     best = best < 0 || ms < best ? ms : best;
@@ -158,8 +177,7 @@ int main(void) {
     goto out;
   best = -1;
   for (int r = 0; r < RUNS; r++) {
-    if (!ok(ag_event_record(q, &t0)) || !ok(ag_kernel_launch(q, k, &range, nargs, args)) ||
-        !ok(ag_event_record(q, &t1)) || !elapsed(&t0, &t1, &ms))
+    if (!tic(&w) || !ok(ag_kernel_launch(q, k, &range, nargs, args)) || !toc(&w, &ms))
       goto out;
     best = best < 0 || ms < best ? ms : best;
   }
@@ -169,8 +187,7 @@ int main(void) {
 
   best = -1;
   for (int r = 0; r < COPY_RUNS; r++) {
-    if (!ok(ag_event_record(q, &t0)) || !ok(ag_buffer_read(q, dc, 0, c, bytes)) ||
-        !ok(ag_event_record(q, &t1)) || !elapsed(&t0, &t1, &ms))
+    if (!tic(&w) || !ok(ag_buffer_read(q, dc, 0, c, bytes)) || !toc(&w, &ms))
       goto out;
     first = r == 0 ? ms : first;
     best = best < 0 || ms < best ? ms : best;
@@ -204,8 +221,7 @@ int main(void) {
   rc = bad == 0 ? 0 : 1;
 
 out:
-  ag_event_destroy(t0);
-  ag_event_destroy(t1);
+  ag_event_destroy(w.start);
   ag_kernel_destroy(k);
   ag_program_destroy(prog);
   ag_buffer_free(da);

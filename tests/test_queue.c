@@ -113,6 +113,13 @@ START_TEST(the_default_queue_is_per_thread) {
 }
 END_TEST
 
+/* Whether the device's driver gives no command timestamps (docs/portability.md). */
+static bool no_timestamps(ag_device *dev) {
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  return strstr(info.quirks, "no-profiling") != NULL;
+}
+
 START_TEST(events_mark_points_in_a_queue) {
   ag_device *dev = test_device(_i);
   ag_queue *q = NULL, *other = NULL;
@@ -141,32 +148,43 @@ START_TEST(events_mark_points_in_a_queue) {
     bad++;
   ck_assert_msg(bad == bytes / 4, "%s: word %zu is 0x%08x after the event", test_label(), bad, back[bad]);
 
-  /* end was recorded after start: the time between them is not negative, and the other way
-     round it is not positive. */
-  double forward = -1, backward = 1;
-  CHECK_OK(ag_event_elapsed_ms(start, end, &forward));
-  CHECK_OK(ag_event_elapsed_ms(end, start, &backward));
-  ck_assert_msg(forward >= 0 && isfinite(forward), "%s: elapsed(start, end) = %g ms", test_label(), forward);
-  ck_assert_msg(backward <= 0 && isfinite(backward), "%s: elapsed(end, start) = %g ms", test_label(), backward);
-  ck_assert_msg(fabs(forward + backward) <= 1e-3, "%s: elapsed %g ms one way, %g ms the other", test_label(),
-                forward, backward);
-  double zero = -1;
-  CHECK_OK(ag_event_elapsed_ms(end, end, &zero));
-  ck_assert_msg(zero == 0, "%s: elapsed(end, end) = %g ms", test_label(), zero);
+  /* A driver that gives no command timestamps refuses, naming itself (docs/portability.md,
+     no-profiling); otherwise the times are checked. */
+  if (no_timestamps(dev)) {
+    double ms = -1;
+    CHECK_FAILS(ag_event_elapsed_ms(start, end, &ms), AG_ERR_UNSUPPORTED, "ag_event_elapsed_ms", "no-profiling");
+    ag_device_info info;
+    CHECK_OK(ag_device_get_info(dev, &info));
+    CHECK_MESSAGE_HAS(info.driver_version);
+    ck_assert_msg(ms == 0, "%s: a refused ag_event_elapsed_ms left %g in *ms", test_label(), ms);
+  } else {
+    /* end was recorded after start, with a 16 MiB fill between: the time between them is
+       positive, and the other way round negative. */
+    double forward = -1, backward = 1;
+    CHECK_OK(ag_event_elapsed_ms(start, end, &forward));
+    CHECK_OK(ag_event_elapsed_ms(end, start, &backward));
+    ck_assert_msg(forward > 0 && isfinite(forward), "%s: elapsed(start, end) = %g ms", test_label(), forward);
+    ck_assert_msg(backward < 0 && isfinite(backward), "%s: elapsed(end, start) = %g ms", test_label(), backward);
+    ck_assert_msg(fabs(forward + backward) <= 1e-3, "%s: elapsed %g ms one way, %g ms the other", test_label(),
+                  forward, backward);
+    double zero = -1;
+    CHECK_OK(ag_event_elapsed_ms(end, end, &zero));
+    ck_assert_msg(zero == 0, "%s: elapsed(end, end) = %g ms", test_label(), zero);
 
-  /* Events of the default queue, and between queues of one device. */
-  ag_queue *dq = NULL;
-  ag_event *d1 = NULL, *o1 = NULL;
-  CHECK_OK(ag_queue_default(dev, &dq));
-  CHECK_OK(ag_event_record(dq, &d1));
-  CHECK_OK(ag_event_record(other, &o1));
-  CHECK_OK(ag_event_wait(d1));
-  double ms = NAN;
-  CHECK_OK(ag_event_elapsed_ms(d1, o1, &ms));
-  ck_assert_msg(isfinite(ms), "%s: elapsed between two queues is %g", test_label(), ms);
+    /* Events of the default queue, and between queues of one device. */
+    ag_queue *dq = NULL;
+    ag_event *d1 = NULL, *o1 = NULL;
+    CHECK_OK(ag_queue_default(dev, &dq));
+    CHECK_OK(ag_event_record(dq, &d1));
+    CHECK_OK(ag_event_record(other, &o1));
+    CHECK_OK(ag_event_wait(d1));
+    double ms = NAN;
+    CHECK_OK(ag_event_elapsed_ms(d1, o1, &ms));
+    ck_assert_msg(isfinite(ms), "%s: elapsed between two queues is %g", test_label(), ms);
+    ag_event_destroy(d1);
+    ag_event_destroy(o1);
+  }
 
-  ag_event_destroy(d1);
-  ag_event_destroy(o1);
   ag_event_destroy(start);
   ag_event_destroy(end);
   ag_buffer_free(b);
@@ -233,8 +251,11 @@ START_TEST(an_event_outlives_its_queue) {
   ag_queue_destroy(q);
   CHECK_OK(ag_event_wait(end));
   double ms = -1;
-  CHECK_OK(ag_event_elapsed_ms(start, end, &ms));
-  ck_assert_msg(ms >= 0, "%s: elapsed %g ms", test_label(), ms);
+  if (no_timestamps(dev))
+    CHECK_FAILS(ag_event_elapsed_ms(start, end, &ms), AG_ERR_UNSUPPORTED, "ag_event_elapsed_ms", "no-profiling");
+  else
+    CHECK_OK(ag_event_elapsed_ms(start, end, &ms));
+  ck_assert_msg(no_timestamps(dev) ? ms == 0 : ms > 0, "%s: elapsed %g ms", test_label(), ms);
   CHECK_OK(ag_queue_wait_event(other, end));
   uint16_t *back = malloc(bytes);
   ck_assert_ptr_nonnull(back);
@@ -261,7 +282,10 @@ START_TEST(events_of_another_device_are_refused) {
   /* The same calls with events of this device work. */
   CHECK_OK(ag_queue_wait_event(q, mine));
   double ms = NAN;
-  CHECK_OK(ag_event_elapsed_ms(mine, mine2, &ms));
+  if (no_timestamps(dev))
+    CHECK_FAILS(ag_event_elapsed_ms(mine, mine2, &ms), AG_ERR_UNSUPPORTED, "ag_event_elapsed_ms", "no-profiling");
+  else
+    CHECK_OK(ag_event_elapsed_ms(mine, mine2, &ms));
 
   ag_device *other = test_other_device(dev, "mixing events of two devices");
   if (other != NULL) {
@@ -301,6 +325,46 @@ START_TEST(device_finish_waits_for_the_default_queue) {
   CHECK_OK(ag_buffer_read_async(NULL, b, 0, dst, bytes));
   CHECK_OK(ag_device_finish(dev));
   CHECK_BYTES(dst, src, bytes, "asynchronous round trip on the default queue");
+  ag_buffer_free(b);
+  ag_host_free(src);
+  ag_host_free(dst);
+}
+END_TEST
+
+/* A finish waits for all the work before it, also when the last thing on the queue is an
+   event's marker (rusticl's clFinish did not: docs/portability.md, finish-marker). */
+START_TEST(finish_waits_for_the_work_before_an_event) {
+  ag_device *dev = test_device(_i);
+  const size_t bytes = 16 * MIB + 5;
+  unsigned char *src = NULL, *dst = NULL;
+  CHECK_OK(ag_host_alloc(dev, bytes, (void **)&src));
+  CHECK_OK(ag_host_alloc(dev, bytes, (void **)&dst));
+  ag_buffer *b = new_buffer(dev, bytes);
+  ag_queue *own = NULL, *dq = NULL;
+  CHECK_OK(ag_queue_create(dev, &own));
+  CHECK_OK(ag_queue_default(dev, &dq));
+  for (int round = 0; round < 2; round++) {
+    ag_queue *q = round == 0 ? own : dq;
+    test_fill_bytes(src, bytes, 20u + (unsigned)round);
+    memset(dst, 0, bytes);
+    /* A write, a fill by a kernel (8-byte pattern) over the middle, a read into pinned host
+       memory, then the event's marker. */
+    const uint64_t pattern = 0x0123456789abcdefull + (uint64_t)round;
+    for (size_t i = MIB; i < 9 * MIB; i += 8)
+      memcpy(src + i, &pattern, 8);
+    ag_event *ev = NULL;
+    CHECK_OK(ag_buffer_write_async(q, b, 0, src, bytes));
+    CHECK_OK(ag_buffer_fill(q, b, MIB, &pattern, 8, 8 * MIB));
+    CHECK_OK(ag_buffer_read_async(q, b, 0, dst, bytes));
+    CHECK_OK(ag_event_record(q, &ev));
+    if (round == 0)
+      CHECK_OK(ag_queue_finish(q));
+    else
+      CHECK_OK(ag_device_finish(dev));
+    CHECK_BYTES(dst, src, bytes, round == 0 ? "after ag_queue_finish" : "after ag_device_finish");
+    ag_event_destroy(ev);
+  }
+  ag_queue_destroy(own);
   ag_buffer_free(b);
   ag_host_free(src);
   ag_host_free(dst);
@@ -356,4 +420,5 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "an event outlives its queue", an_event_outlives_its_queue);
   add_device_test(s, "events of another device are refused", events_of_another_device_are_refused);
   add_device_test(s, "ag_device_finish waits for the default queue", device_finish_waits_for_the_default_queue);
+  add_device_test(s, "finish waits for the work before an event", finish_waits_for_the_work_before_an_event);
 }

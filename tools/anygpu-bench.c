@@ -465,9 +465,25 @@ static int check_kernel(stream *s, int k) {
   }
 }
 
+/* Set once the device's driver turns out to give no command timestamps (ag_event_elapsed_ms
+   refuses: docs/portability.md, no-profiling). */
+static bool host_clock;
+
 /* Times call(ctx, which) between two events on @p q into @p ms: device time; the second event
-   is waited for, so the queue is idle when the next call starts. */
+   is waited for, so the queue is idle when the next call starts. Where the driver gives no
+   timestamps, host time from an idle queue to the end of ag_queue_finish after the call,
+   which also counts the launch and the wake-up. */
 static ag_status event_time(ag_queue *q, ag_status (*call)(void *, int), void *ctx, int which, double *ms) {
+  if (host_clock) {
+    ag_status st = ag_queue_finish(q);
+    double t0 = now_ms();
+    if (st == AG_OK)
+      st = call(ctx, which);
+    if (st == AG_OK)
+      st = ag_queue_finish(q);
+    *ms = now_ms() - t0;
+    return st;
+  }
   ag_event *e0 = NULL, *e1 = NULL;
   ag_status st = ag_event_record(q, &e0);
   if (st == AG_OK)
@@ -478,6 +494,12 @@ static ag_status event_time(ag_queue *q, ag_status (*call)(void *, int), void *c
     st = ag_event_elapsed_ms(e0, e1, ms);
   ag_event_destroy(e0);
   ag_event_destroy(e1);
+  if (st == AG_ERR_UNSUPPORTED) {
+    fprintf(stderr, "anygpu-bench: %s; timing with the host clock around ag_queue_finish instead\n",
+            ag_last_error());
+    host_clock = true;
+    return event_time(q, call, ctx, which, ms);
+  }
   return st;
 }
 
@@ -1433,7 +1455,9 @@ static void print_footer(const totals *tot) {
     printf("\nGB/s: bytes moved as BabelStream counts them (copy, buffer-copy, mul, dot, sqrt 2N elements;\n"
            "  add, triad 3N; sum N; GB = 1e9 bytes) over the kernel's best time in %d rounds, each\n"
            "  running every kernel once in the order shown, each timed on the device with\n"
-           "  ag_event_record/ag_event_elapsed_ms; one checked round and %d warm-up round go first.\n"
+           "  ag_event_record/ag_event_elapsed_ms (with the host clock around ag_queue_finish where\n"
+           "  the driver gives no timestamps, as stderr then says); one checked round and %d warm-up\n"
+           "  round go first.\n"
            "  copy ag_copy (c = a); buffer-copy ag_buffer_copy of the same bytes; mul ag_mul_scalar\n"
            "  (b = s*c); add ag_add (c = a + b); triad ag_axpby (a = b + s*c, one pass); dot ag_dot;\n"
            "  sum ag_sum; sqrt ag_sqrt (c = sqrt(a)). Each kernel's output is checked in the first\n"
@@ -1460,7 +1484,8 @@ static void print_footer(const totals *tot) {
            "  calls alternate, at most %d rounds (fewer for gemm-4096), fewer once anygpu's measured\n"
            "  time passes %.0f s but at least %d; each side's best time. anygpu is timed with\n"
            "  ag_event_record/ag_event_elapsed_ms, which bracket the call on the queue also where the\n"
-           "  BLAS runs on the host inside it (OpenBLAS on mapped buffers).\n"
+           "  BLAS runs on the host inside it (OpenBLAS on mapped buffers); the host clock around\n"
+           "  ag_queue_finish where the driver gives no timestamps.\n"
            "peer: gemm np.matmul(a, b, out=c) (numpy's OpenBLAS) on CPU devices, CuPy's matmul on\n"
            "  GPUs; FFT numpy.fft.fft2 and numpy.fft.fft(x, axis=-1) on CPU devices (no out=, and\n"
            "  complex128 inside whatever the dtype), cupy.fft on GPUs, and on OpenCL CPU devices\n"

@@ -484,7 +484,7 @@ static ag_status mapping_unmap(mapping *mp) {
   }
   if (first != CL_SUCCESS)
     return core->error(ag__cl_status(first), "clEnqueueUnmapMemObject: %s (%d)", ag__cl_name(first), (int)first);
-  cl_int e = clFinish(mp->q->q);
+  cl_int e = ag__cl_finish(mp->q);
   if (e != CL_SUCCESS)
     return core->error(ag__cl_status(e), "clFinish: %s (%d)", ag__cl_name(e), (int)e);
   return AG_OK;

@@ -79,9 +79,7 @@ ag_status ag__cl_status(cl_int e) { return cl_status(e); }
 
 struct ag__bevent {
   cl_event ev;
-  ag__clprogress *progress; /* of the queue it was recorded on */
-  unsigned long long seq;   /* its number there; 0 when not counted */
-  atomic_bool done;         /* known complete (waited for) */
+  ag__bdevice *dev;
 };
 
 struct ag__bprogram {
@@ -224,21 +222,19 @@ static ag_status cl_device_open(int index, ag__bdevice **out, ag_device_info *in
 
 /* ---- queues and events -------------------------------------------------------------------- */
 
-static void progress_unref(ag__clprogress *p) {
-  if (p != NULL && atomic_fetch_sub(&p->refs, 1) == 1)
-    free(p);
-}
-
-/* Blocks until @p q is empty; then every event recorded on it before the call is complete. */
-static cl_int finish(ag__bqueue *q) {
-  unsigned long long upto = atomic_load(&q->progress->recorded);
-  cl_int e = clFinish(q->q);
-  if (e == CL_SUCCESS) {
-    unsigned long long was = atomic_load(&q->progress->finished);
-    while (was < upto && !atomic_compare_exchange_weak(&q->progress->finished, &was, upto))
-      ;
+cl_int ag__cl_finish(ag__bqueue *q) {
+  if (q->dev->quirks & AG__CLQ_FINISH_MARKER) {
+    /* Waiting for a new marker waits for everything before it (the queue is in order). */
+    cl_event marker;
+    cl_int e = clEnqueueMarkerWithWaitList(q->q, 0, NULL, &marker);
+    if (e != CL_SUCCESS)
+      return e;
+    e = clWaitForEvents(1, &marker);
+    clReleaseEvent(marker);
+    if (e != CL_SUCCESS)
+      return e;
   }
-  return e;
+  return clFinish(q->q);
 }
 
 static ag_status cl_queue_create(ag__bdevice *dev, ag__bqueue **out) {
@@ -247,30 +243,24 @@ static ag_status cl_queue_create(ag__bdevice *dev, ag__bqueue **out) {
   if (q == NULL)
     return CL_FAIL("clCreateCommandQueue", e);
   ag__bqueue *bq = malloc(sizeof *bq);
-  ag__clprogress *p = calloc(1, sizeof *p);
-  if (bq == NULL || p == NULL) {
-    free(bq);
-    free(p);
+  if (bq == NULL) {
     clReleaseCommandQueue(q);
     return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
   }
-  atomic_init(&p->refs, 1);
   bq->dev = dev;
   bq->q = q;
-  bq->progress = p;
   *out = bq;
   return AG_OK;
 }
 
 static void cl_queue_destroy(ag__bqueue *q) {
-  finish(q);
+  ag__cl_finish(q);
   clReleaseCommandQueue(q->q);
-  progress_unref(q->progress);
   free(q);
 }
 
 static ag_status cl_queue_finish(ag__bqueue *q) {
-  CL_TRY("clFinish", finish(q));
+  CL_TRY("clFinish", ag__cl_finish(q));
   return AG_OK;
 }
 
@@ -283,12 +273,7 @@ static ag_status cl_event_record(ag__bqueue *q, ag__bevent **out) {
     free(ev);
     return CL_FAIL("clEnqueueMarkerWithWaitList", e);
   }
-  /* Numbered after the enqueue, so a finish that has read the count has the marker in its
-     queue (see finish()). */
-  ev->progress = q->progress;
-  atomic_fetch_add(&q->progress->refs, 1);
-  ev->seq = atomic_fetch_add(&q->progress->recorded, 1) + 1;
-  atomic_init(&ev->done, false);
+  ev->dev = q->dev;
   /* Markers are not always submitted until something follows them; flush so a wait on the
      event alone cannot stall. */
   clFlush(q->q);
@@ -298,15 +283,10 @@ static ag_status cl_event_record(ag__bqueue *q, ag__bevent **out) {
 
 static ag_status cl_event_wait(ag__bevent *ev) {
   CL_TRY("clWaitForEvents", clWaitForEvents(1, &ev->ev));
-  atomic_store(&ev->done, true);
   return AG_OK;
 }
 
 static ag_status cl_event_query(ag__bevent *ev, bool *done) {
-  if (atomic_load(&ev->done) || (ev->progress != NULL && ev->seq <= atomic_load(&ev->progress->finished))) {
-    *done = true;
-    return AG_OK;
-  }
   cl_int status = CL_QUEUED;
   CL_TRY("clGetEventInfo", clGetEventInfo(ev->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
   if (status < 0)
@@ -321,6 +301,11 @@ static ag_status cl_queue_wait_event(ag__bqueue *q, ag__bevent *ev) {
 }
 
 static ag_status cl_event_elapsed_ms(ag__bevent *a, ag__bevent *b, double *ms) {
+  if (a->dev->quirks & AG__CLQ_NO_PROFILING)
+    return core->error(AG_ERR_UNSUPPORTED,
+                       "clGetEventProfilingInfo: %s gives no command timestamps (driver quirk no-profiling: "
+                       "every command reports 0 to 3 ns); time with the host clock around ag_queue_finish instead",
+                       a->dev->describe);
   cl_event both[2] = {a->ev, b->ev};
   CL_TRY("clWaitForEvents", clWaitForEvents(2, both));
   cl_ulong ta = 0, tb = 0;
@@ -332,7 +317,6 @@ static ag_status cl_event_elapsed_ms(ag__bevent *a, ag__bevent *b, double *ms) {
 
 static void cl_event_destroy(ag__bevent *ev) {
   clReleaseEvent(ev->ev);
-  progress_unref(ev->progress);
   free(ev);
 }
 

@@ -11,7 +11,6 @@
 
 #include "../backend.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 /* Driver defects the backend works around (quirks.c has the table, docs/portability.md the
@@ -20,6 +19,8 @@ enum {
   AG__CLQ_LOOP_LIMIT = 1u << 0,  /* loops end after 65535 iterations: launches are cut to fit */
   AG__CLQ_STRUCT_ARGS = 1u << 1, /* struct arguments by value break: refused */
   AG__CLQ_BINARY_CHECK = 1u << 2, /* an unreadable program binary aborts the process: checked first */
+  AG__CLQ_NO_PROFILING = 1u << 3, /* command timestamps are placeholders: elapsed times refused */
+  AG__CLQ_FINISH_MARKER = 1u << 4, /* clFinish does not wait after a marker: finish waits for one */
 };
 
 /* The quirks of a device, from its platform and device names and driver version; their
@@ -46,21 +47,14 @@ struct ag__bdevice {
   char describe[448];       /* "rusticl 22.3.6 (llvmpipe ...)", for messages about quirks */
 };
 
-/* How far a queue has provably got, shared by the queue and its events (either may go
-   first). A driver may report an event as still queued after clFinish has returned for its
-   queue (rusticl does); the backend counts markers so that a finished queue's earlier events
-   are known to be complete whatever the driver reports. */
-typedef struct ag__clprogress {
-  atomic_ullong recorded; /* events recorded on the queue so far */
-  atomic_ullong finished; /* every event numbered up to this one is complete */
-  atomic_int refs;
-} ag__clprogress;
-
 struct ag__bqueue {
   ag__bdevice *dev;
   cl_command_queue q;
-  ag__clprogress *progress;
 };
+
+/* Blocks until every command enqueued on @p q has finished: clFinish, after waiting for a
+   marker of its own where the driver's clFinish does not wait (finish-marker). */
+cl_int ag__cl_finish(ag__bqueue *q);
 
 #define MEM(m) ((cl_mem)(m))
 

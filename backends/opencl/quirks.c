@@ -30,6 +30,17 @@ static const struct quirk {
        cached binary's header before handing it over. Every version: the panic is still in
        its source. */
     {"rusticl", NULL, 0, 0, AG__CLQ_BINARY_CHECK, "binary-check"},
+    /* rusticl in Mesa 22.x accepts CL_QUEUE_PROFILING_ENABLE but reports the timestamps 0, 1,
+       2 and 3 ns for every command, so every elapsed time came out 0 ms: refused instead.
+       Newer releases were not checked. */
+    {"rusticl", NULL, 23, 0, AG__CLQ_NO_PROFILING, "no-profiling"},
+    /* rusticl (seen on 22.3.6): when the last command enqueued is a marker, clFinish returns
+       at once, before the commands before the marker have run (a kernel of 0.5 s had written
+       nothing), and the marker stays CL_QUEUED. anygpu records markers for its events, so
+       ag_queue_finish and ag_device_finish returned early and freed blocks looked busy.
+       Waiting for a marker of one's own does wait. Applied to every version: the cost is one
+       marker per finish, and a finish that does not wait is the worse failure. */
+    {"rusticl", NULL, 0, 0, AG__CLQ_FINISH_MARKER, "finish-marker"},
 };
 
 /* The leading "major.minor" of a version string; false when it has none. */
