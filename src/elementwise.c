@@ -155,8 +155,8 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
       form = "_ba";
       big = b;
     } else {
-      return ag__error(AG_ERR_MISMATCH, "%s: %s, and neither is the trailing part of the other's shape",
-                       fn, ag_last_error() + strlen(fn) + 2);
+      return ag__error(AG_ERR_MISMATCH, "%s, and neither is the trailing part of the other's shape",
+                       ag_last_error());
     }
   }
   if ((st = ag__check_same_shape(fn, big == a ? "a" : "b", big, "out", out)) != AG_OK || out->size == 0)

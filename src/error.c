@@ -28,8 +28,8 @@ const char *ag_status_string(ag_status status) {
   return "unknown status";
 }
 
-/* Compiler logs can run to many kilobytes, so the message grows on demand. Each thread's
-   buffer is freed by a thread-exit destructor through a pthread key. */
+/* Compiler logs can run to many kilobytes, so each message gets a buffer of its size. Each
+   thread's buffer is freed by a thread-exit destructor through a pthread key. */
 #include <pthread.h>
 
 typedef struct ag__message {
@@ -50,33 +50,41 @@ static void message_free(void *p) {
 
 static void message_key_init(void) { pthread_key_create(&message_key, message_free); }
 
+/* An argument may point into the current message (a caller quoting ag_last_error(), or
+   passing it back to a call that quotes its argument), so the new message is written apart
+   and only then replaces the old one: written in place it would read what it is overwriting,
+   and a buffer grown with realloc would be read after it was freed. Most messages fit on the
+   stack; longer ones are formatted again into a buffer of their size. */
 static void message_set(const char *fmt, va_list ap) {
   ag__message *m = &tls_message;
   if (m->text == NULL) {
     pthread_once(&message_once, message_key_init);
     pthread_setspecific(message_key, m);
   }
+  char start[256];
   va_list ap2;
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap2);
+  int n = vsnprintf(start, sizeof start, fmt, ap2);
   va_end(ap2);
-  if (n < 0)
+  if (n < 0) {
     n = 0;
-  size_t need = (size_t)n + 1;
-  if (need > m->cap) {
-    size_t cap = need < 256 ? 256 : need;
-    char *t = realloc(m->text, cap);
-    if (t == NULL) {
-      /* Keep whatever message fits rather than lose the failure. */
-      if (m->text == NULL)
-        return;
-      need = m->cap;
-    } else {
-      m->text = t;
-      m->cap = cap;
-    }
+    start[0] = '\0';
   }
-  vsnprintf(m->text, need, fmt, ap);
+  size_t cap = (size_t)n < sizeof start ? sizeof start : (size_t)n + 1;
+  char *t = malloc(cap);
+  if (t == NULL) {
+    /* Keep the start of the message rather than lose the failure. */
+    if (m->text != NULL)
+      snprintf(m->text, m->cap, "%s", start);
+    return;
+  }
+  if ((size_t)n < sizeof start)
+    memcpy(t, start, (size_t)n + 1);
+  else
+    vsnprintf(t, cap, fmt, ap);
+  free(m->text);
+  m->text = t;
+  m->cap = cap;
 }
 
 static void message_setf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -99,10 +107,7 @@ ag_status ag__error(ag_status status, const char *fmt, ...) {
 ag_status ag__prefix(ag_status status, const char *fn) {
   if (status == AG_OK)
     return status;
-  char *old = tls_message.text ? strdup(tls_message.text) : NULL;
-  ag__error(status, "%s: %s", fn, old ? old : ag_status_string(status));
-  free(old);
-  return status;
+  return ag__error(status, "%s: %s", fn, tls_message.text ? tls_message.text : ag_status_string(status));
 }
 
 const char *ag_last_error(void) { return tls_message.text ? tls_message.text : ""; }

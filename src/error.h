@@ -6,7 +6,9 @@
 #include "../backends/backend.h"
 
 /* Records "fmt..." as this thread's last error and returns @p status, so failures read
-   `return ag__error(AG_ERR_OUT_OF_RANGE, "ag_buffer_write: offset %zu ...", ...)`. */
+   `return ag__error(AG_ERR_OUT_OF_RANGE, "ag_buffer_write: offset %zu ...", ...)`. An argument
+   may be ag_last_error() itself, or point into it: the old message is read whole before it is
+   replaced. */
 ag_status ag__error(ag_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* When @p status is a failure, puts "fn: " in front of this thread's last error (a backend

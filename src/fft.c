@@ -15,15 +15,18 @@ typedef struct fft_provider {
   struct fft_provider *next;
 } fft_provider;
 
-/* A plan, used by one thread at a time (its lock), with an event after its last run so it is
-   not destroyed while that run is pending. */
+/* A plan, run by one thread at a time (its lock), with an event after its last run so it is
+   not destroyed while that run is pending. `users` counts the transforms that hold it, from
+   plan_for to plan_release: ag_device_trim may run on any thread, and leaves such a plan
+   alone rather than free it under a transform that is about to run it. */
 typedef struct fft_plan {
   const ag__fft_ops *ops;
   ag__fft_desc desc;
   ag__bfft *plan;
   pthread_mutex_t lock;
-  ag__bevent *last;
-  struct fft_plan *next;
+  ag__bevent *last;      /* under lock */
+  int users;             /* under the device's fft_lock */
+  struct fft_plan *next; /* under the device's fft_lock */
 } fft_plan;
 
 struct ag__fft_cache {
@@ -99,8 +102,9 @@ static bool same_desc(const ag__fft_desc *a, const ag__fft_desc *b) {
   return true;
 }
 
-/* The plan for @p d, made on first use. Planning can take seconds (VkFFT compiles kernels),
-   which this device's other FFT calls wait for; other work is not held up. */
+/* The plan for @p d, made on first use, held for the caller until plan_release. Planning can
+   take seconds (VkFFT compiles kernels), which this device's other FFT calls and its trim wait
+   for; other work, and other devices, are not held up. */
 static ag_status plan_for(const char *fn, ag_device *dev, const ag__fft_ops *ops, const ag__fft_desc *d,
                           fft_plan **out) {
   ag_status st = AG_OK;
@@ -126,27 +130,54 @@ static ag_status plan_for(const char *fn, ag_device *dev, const ag__fft_ops *ops
   } else if (p == NULL) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   }
+  if (p != NULL)
+    p->users++;
   pthread_mutex_unlock(&dev->fft_lock);
   *out = p;
   return st;
 }
 
+/* Gives back a plan from plan_for; ag_device_trim may destroy it from then on. */
+static void plan_release(ag_device *dev, fft_plan *p) {
+  pthread_mutex_lock(&dev->fft_lock);
+  p->users--;
+  pthread_mutex_unlock(&dev->fft_lock);
+}
+
+/* Destroys the plans no transform holds, each once its last run is done. A held plan stays
+   cached for a later trim: its holder is about to run it, or running it. */
 void ag__fft_trim(ag_device *dev) {
+  fft_plan *idle = NULL;
   pthread_mutex_lock(&dev->fft_lock);
   if (dev->fft != NULL) {
-    fft_plan *p = dev->fft->plans;
-    while (p != NULL) {
-      fft_plan *next = p->next;
-      if (p->last != NULL) {
-        dev->be->event_wait(p->last);
-        dev->be->event_destroy(p->last);
+    fft_plan **link = &dev->fft->plans;
+    while (*link != NULL) {
+      fft_plan *p = *link;
+      if (p->users > 0) {
+        link = &p->next;
+      } else {
+        *link = p->next;
+        p->next = idle;
+        idle = p;
       }
-      p->ops->destroy(p->plan);
-      pthread_mutex_destroy(&p->lock);
-      free(p);
-      p = next;
     }
-    dev->fft->plans = NULL;
+  }
+  pthread_mutex_unlock(&dev->fft_lock);
+  /* Out of the cache and held by no one, these plans are this thread's alone: their last runs
+     are waited for without the lock, which this device's FFT calls need meanwhile. */
+  for (fft_plan *p = idle; p != NULL; p = p->next)
+    if (p->last != NULL) {
+      dev->be->event_wait(p->last);
+      dev->be->event_destroy(p->last);
+    }
+  /* Providers make and destroy plans one at a time per device (backend.h). */
+  pthread_mutex_lock(&dev->fft_lock);
+  while (idle != NULL) {
+    fft_plan *next = idle->next;
+    idle->ops->destroy(idle->plan);
+    pthread_mutex_destroy(&idle->lock);
+    free(idle);
+    idle = next;
   }
   pthread_mutex_unlock(&dev->fft_lock);
 }
@@ -158,6 +189,58 @@ static ag_status stage(const char *fn, ag_queue *q, const ag_array *a, bool copy
     ag_array_free(*tmp);
     *tmp = NULL;
   }
+  return ag__prefix(st, fn);
+}
+
+/* Runs @p plan from x into out on @p rq, unscaled. Stages what the provider cannot take where
+   it is: data at an offset when it takes none, and c2r's input when the provider overwrites
+   it. */
+static ag_status run(const char *fn, ag_queue *rq, fft_plan *plan, ag__fft_kind kind, bool inverse, bool in_place,
+                     const ag_array *x, ag_array *out) {
+  const ag__fft_ops *ops = plan->ops;
+  ag_status st;
+  ag_array *tin = NULL, *tout = NULL;
+  const ag_array *in = x;
+  ag_array *dst = out;
+  bool stage_in = (!ops->offsets && x->offset != 0) || (kind == AG__FFT_C2R && ops->c2r_destroys_input);
+  bool stage_out = !ops->offsets && out->offset != 0;
+  if (in_place && (stage_in || stage_out)) {
+    if ((st = stage(fn, rq, x, true, &tin)) != AG_OK)
+      return st;
+    in = dst = tin;
+  } else {
+    if (stage_in && (st = stage(fn, rq, x, true, &tin)) != AG_OK)
+      return st;
+    if (stage_in)
+      in = tin;
+    if (stage_out && (st = stage(fn, rq, out, false, &tout)) != AG_OK) {
+      ag_array_free(tin);
+      return st;
+    }
+    if (stage_out)
+      dst = tout;
+  }
+  size_t ies = ag_dtype_size(in->dtype), oes = ag_dtype_size(dst->dtype);
+  pthread_mutex_lock(&plan->lock);
+  st = ops->exec(rq->bq, plan->plan, inverse, in->store->buf->mem, in->offset * ies, dst->store->buf->mem,
+                 dst->offset * oes);
+  if (st == AG_OK) {
+    ag__bevent *ev = NULL;
+    if (x->dev->be->event_record(rq->bq, &ev) == AG_OK) {
+      if (plan->last != NULL)
+        x->dev->be->event_destroy(plan->last);
+      plan->last = ev;
+    }
+  }
+  pthread_mutex_unlock(&plan->lock);
+  if (st == AG_OK) {
+    ag__buffer_touch(in->store->buf, rq);
+    ag__buffer_touch(dst->store->buf, rq);
+    if (dst != out)
+      st = ag_copy(rq, dst, out);
+  }
+  ag_array_free(tin);
+  ag_array_free(tout);
   return ag__prefix(st, fn);
 }
 
@@ -215,59 +298,17 @@ static ag_status transform(const char *fn, ag_queue *q, ag__fft_kind kind, bool 
   if (N == 0 || d.batch == 0)
     return AG_OK;
 
+  /* The queue is checked before planning, which may take seconds. */
   const ag__fft_ops *ops;
   fft_plan *plan;
   ag_queue *rq;
-  if ((st = device_fft(fn, x->dev, &ops)) != AG_OK || (st = plan_for(fn, x->dev, ops, &d, &plan)) != AG_OK ||
-      (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK)
+  if ((st = device_fft(fn, x->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK ||
+      (st = plan_for(fn, x->dev, ops, &d, &plan)) != AG_OK)
     return st;
-
-  /* Stage what the provider cannot take where it is: data at an offset when it takes none,
-     and c2r's input when the provider overwrites it. */
-  ag_array *tin = NULL, *tout = NULL;
-  const ag_array *in = x;
-  ag_array *dst = out;
-  bool stage_in = (!ops->offsets && x->offset != 0) || (kind == AG__FFT_C2R && ops->c2r_destroys_input);
-  bool stage_out = !ops->offsets && out->offset != 0;
-  if (in_place && (stage_in || stage_out)) {
-    if ((st = stage(fn, rq, x, true, &tin)) != AG_OK)
-      return st;
-    in = dst = tin;
-  } else {
-    if (stage_in && (st = stage(fn, rq, x, true, &tin)) != AG_OK)
-      return st;
-    if (stage_in)
-      in = tin;
-    if (stage_out && (st = stage(fn, rq, out, false, &tout)) != AG_OK) {
-      ag_array_free(tin);
-      return st;
-    }
-    if (stage_out)
-      dst = tout;
-  }
-  size_t ies = ag_dtype_size(in->dtype), oes = ag_dtype_size(dst->dtype);
-  pthread_mutex_lock(&plan->lock);
-  st = ops->exec(rq->bq, plan->plan, inverse, in->store->buf->mem, in->offset * ies, dst->store->buf->mem,
-                 dst->offset * oes);
-  if (st == AG_OK) {
-    ag__bevent *ev = NULL;
-    if (x->dev->be->event_record(rq->bq, &ev) == AG_OK) {
-      if (plan->last != NULL)
-        x->dev->be->event_destroy(plan->last);
-      plan->last = ev;
-    }
-  }
-  pthread_mutex_unlock(&plan->lock);
-  if (st == AG_OK) {
-    ag__buffer_touch(in->store->buf, rq);
-    ag__buffer_touch(dst->store->buf, rq);
-    if (dst != out)
-      st = ag_copy(rq, dst, out);
-  }
-  ag_array_free(tin);
-  ag_array_free(tout);
+  st = run(fn, rq, plan, kind, inverse, in_place, x, out);
+  plan_release(x->dev, plan);
   if (st != AG_OK)
-    return ag__prefix(st, fn);
+    return st;
 
   /* numpy's norm=: "backward" scales the inverse by 1/N, "ortho" both by 1/sqrt(N),
      "forward" the forward by 1/N. */

@@ -91,7 +91,8 @@ ag_status ag__buffer_retire(ag_buffer *b, ag__bevent **ev);
    that was (the calling thread's default queue when none). */
 ag_status ag__buffer_read_after_last(ag_buffer *b, size_t offset, void *dst, size_t bytes);
 
-/* src/fft.c: destroys the device's FFT plans once their last runs are done. */
+/* src/fft.c: destroys the device's FFT plans once their last runs are done, except those a
+   transform holds at that moment. Any thread. */
 void ag__fft_trim(ag_device *dev);
 
 /* src/cache.c: builds @p source for @p dev through the disk cache. */

@@ -960,6 +960,27 @@ START_TEST(a_shape_that_is_not_trailing_is_refused) {
 }
 END_TEST
 
+/* The refusal names the function, both operands and both shapes in full, with the longest
+   numbers a shape can hold (empty arrays, so any length is allowed while the product of the
+   others fits a size_t). ag_binary reports the named function. */
+START_TEST(a_shape_mismatch_names_both_shapes_in_full) {
+  ag_device *dev = test_device(_i);
+  const size_t sa[4] = {4294967295u, 4294967297u, 0, 0}, sb[2] = {0, SIZE_MAX};
+  ag_array *a = test_array_new(dev, AG_F32, 4, sa), *b = test_array_new(dev, AG_F32, 2, sb);
+  const char *tail = ": a has shape {4294967295, 4294967297, 0, 0} but b has shape {0, 18446744073709551615}, "
+                     "and neither is the trailing part of the other's shape";
+  char want[512];
+  ck_assert_int_eq(ag_add(NULL, a, b, a), AG_ERR_MISMATCH);
+  snprintf(want, sizeof want, "ag_add%s", tail);
+  ck_assert_str_eq(ag_last_error(), want);
+  ck_assert_int_eq(ag_binary(NULL, AG_OP_SUB, a, b, a), AG_ERR_MISMATCH);
+  snprintf(want, sizeof want, "ag_sub%s", tail);
+  ck_assert_str_eq(ag_last_error(), want);
+  ag_array_free(a);
+  ag_array_free(b);
+}
+END_TEST
+
 /* Every operation run out of place and then in place (out = a, out = b, out = a = b for binary
    operations), compared bitwise: the same kernel on the same inputs gives the same bits. */
 START_TEST(in_place_operation_gives_the_out_of_place_result) {
@@ -1540,6 +1561,7 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "a trailing-shape operand is broadcast over the rows",
                   a_trailing_shape_operand_is_broadcast_over_the_rows);
   add_device_test(s, "a shape that is not trailing is refused", a_shape_that_is_not_trailing_is_refused);
+  add_device_test(s, "a shape mismatch names both shapes in full", a_shape_mismatch_names_both_shapes_in_full);
   add_device_test(s, "in-place operation gives the out-of-place result",
                   in_place_operation_gives_the_out_of_place_result);
   add_device_test(s, "operands of other shapes, dtypes or devices are refused",

@@ -2,11 +2,13 @@
    and 3 trailing axes with batches, in single and double precision, against the naive DFTs of
    fft_reference.c and against analytic transforms (deltas, exponentials, constants, Parseval,
    linearity); the three norms as numpy defines them; in-place transforms; views; the plan
-   cache and ag_device_trim; fftshift and ifftshift; the providers; refused operands. Run on
-   OpenCL a second time with ANYGPU_OPENCL_FFT=clfft (tests/meson.build), where lengths with a
-   prime factor above 13 must be refused. */
+   cache and ag_device_trim, also while other threads transform; fftshift and ifftshift; the
+   providers; refused operands. Run on OpenCL a second time with ANYGPU_OPENCL_FFT=clfft
+   (tests/meson.build), where lengths with a prime factor above 13 must be refused. */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "fft_reference.h"
@@ -112,14 +114,9 @@ static void scale_all(ref_c *v, size_t n, long double f) {
     v[i] *= f;
 }
 
-/* Fails unless each of the @p batch transforms of @p per elements in @p got (dtype @p t) is
-   within @p tol times the RMS magnitude of its transform in @p want, element by element. */
-static void check_close(ag_dtype t, const void *got, const ref_c *want, size_t batch, size_t per, double tol,
-                        const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static void check_close(ag_dtype t, const void *got, const ref_c *want, size_t batch, size_t per, double tol,
-                        const char *fmt, ...) {
-  size_t n = batch * per;
-  long double *scale = test_alloc(n * sizeof *scale);
+/* scale[i] = the RMS magnitude of the transform (of @p per elements, @p batch of them in @p want)
+   that element i belongs to: the scale of an FFT's error. */
+static void rms_scale(const ref_c *want, size_t batch, size_t per, long double *scale) {
   for (size_t b = 0; b < batch; b++) {
     long double ss = 0;
     for (size_t i = 0; i < per; i++) {
@@ -130,6 +127,17 @@ static void check_close(ag_dtype t, const void *got, const ref_c *want, size_t b
     for (size_t i = 0; i < per; i++)
       scale[b * per + i] = rms;
   }
+}
+
+/* Fails unless each of the @p batch transforms of @p per elements in @p got (dtype @p t) is
+   within @p tol times the RMS magnitude of its transform in @p want, element by element. */
+static void check_close(ag_dtype t, const void *got, const ref_c *want, size_t batch, size_t per, double tol,
+                        const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static void check_close(ag_dtype t, const void *got, const ref_c *want, size_t batch, size_t per, double tol,
+                        const char *fmt, ...) {
+  size_t n = batch * per;
+  long double *scale = test_alloc(n * sizeof *scale);
+  rms_scale(want, batch, per, scale);
   char msg[512];
   size_t at = ref_compare(t, got, want, scale, n, (ref_tol){tol, 0}, msg, sizeof msg);
   free(scale);
@@ -805,6 +813,112 @@ START_TEST(plans_are_cached_per_transform_and_trim_frees_them) {
 }
 END_TEST
 
+/* ---- trim beside transforms on other threads ------------------------------------------------ */
+
+/* buffer.h promises that ag_device_trim is thread-safe, and it frees the device's plans: a plan
+   another thread has just looked up, or is running, must survive until that thread is done
+   with it. Workers transform over and over on the default queue, each checking every result
+   against the naive DFT, while this thread trims the device until they finish. Two shapes, so
+   that some workers share a plan and the plan cache holds more than one. */
+enum { TRIM_WORKERS = 3, TRIM_ROUNDS = 25 };
+
+typedef struct trim_worker {
+  ag_device *dev;
+  int id;
+  ag_dtype dtype;
+  pthread_barrier_t *start;
+  atomic_int *running; /* workers not yet done; the trimming stops at 0 */
+  char error[512];     /* empty while all is well */
+} trim_worker;
+
+/* The worker's transforms; a failure is written to w->error, since Check's assertions belong
+   to the test's own thread. */
+static void trim_worker_transforms(trim_worker *w) {
+  const size_t shape[2] = {4, w->id % 2 ? 16 : 12}, n = shape[0] * shape[1];
+  const ag_dtype t = w->dtype;
+  void *x = malloc(n * ref_size(t)), *got = malloc(n * ref_size(t));
+  ref_c *in = malloc(n * sizeof *in), *want = malloc(n * sizeof *want);
+  long double *scale = malloc(n * sizeof *scale);
+  ag_array *ax = NULL, *out = NULL;
+  ag_status st;
+  if (x == NULL || got == NULL || in == NULL || want == NULL || scale == NULL) {
+    snprintf(w->error, sizeof w->error, "worker %d: out of host memory", w->id);
+    goto done;
+  }
+  ref_random(t, x, n, 3000u + (unsigned)w->id, -1, 1);
+  for (size_t i = 0; i < n; i++)
+    in[i] = ref_get(t, x, i);
+  fftref_dft(in, want, 2, shape, 1, -1);
+  rms_scale(want, shape[0], shape[1], scale); /* held as check_close holds results */
+  if ((st = ag_array_from_host(w->dev, t, 2, shape, x, &ax)) != AG_OK ||
+      (st = ag_array_create(w->dev, t, 2, shape, &out)) != AG_OK) {
+    snprintf(w->error, sizeof w->error, "worker %d: setting up: %s: %s", w->id, ag_status_name(st), ag_last_error());
+    goto done;
+  }
+  for (int round = 0; round < TRIM_ROUNDS; round++) {
+    if ((st = ag_fft(NULL, ax, 1, AG_FFT_BACKWARD, out)) != AG_OK ||
+        (st = ag_array_to_host(out, got, n * ref_size(t))) != AG_OK) {
+      snprintf(w->error, sizeof w->error, "worker %d, round %d: %s: %s", w->id, round, ag_status_name(st),
+               ag_last_error());
+      break;
+    }
+    char msg[256];
+    size_t at = ref_compare(t, got, want, scale, n, (ref_tol){fft_tol(t, shape[1]), 0}, msg, sizeof msg);
+    if (at != n) {
+      snprintf(w->error, sizeof w->error, "worker %d, round %d: ag_fft of 4x%zu, element %zu: %s", w->id, round,
+               shape[1], at, msg);
+      break;
+    }
+  }
+done:
+  ag_array_free(ax);
+  ag_array_free(out);
+  free(x);
+  free(got);
+  free(in);
+  free(want);
+  free(scale);
+}
+
+static void *trim_worker_main(void *arg) {
+  trim_worker *w = arg;
+  pthread_barrier_wait(w->start);
+  trim_worker_transforms(w);
+  atomic_fetch_sub(w->running, 1);
+  return NULL;
+}
+
+START_TEST(trim_on_another_thread_leaves_running_transforms_right) {
+  ag_device *dev = test_device(_i);
+  ag_dtype t = test_dtype_runs(dev, AG_C128) ? AG_C128 : AG_C64;
+  trim_worker w[TRIM_WORKERS];
+  pthread_t threads[TRIM_WORKERS];
+  pthread_barrier_t start;
+  atomic_int running = TRIM_WORKERS;
+  ck_assert_int_eq(pthread_barrier_init(&start, NULL, TRIM_WORKERS + 1), 0);
+  for (int i = 0; i < TRIM_WORKERS; i++) {
+    w[i] = (trim_worker){.dev = dev, .id = i, .dtype = t, .start = &start, .running = &running};
+    ck_assert_int_eq(pthread_create(&threads[i], NULL, trim_worker_main, &w[i]), 0);
+  }
+  pthread_barrier_wait(&start);
+  long trims = 0;
+  ag_status st = AG_OK;
+  do {
+    st = ag_device_trim(dev);
+    trims++;
+  } while (st == AG_OK && atomic_load(&running) > 0);
+  for (int i = 0; i < TRIM_WORKERS; i++)
+    ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+  pthread_barrier_destroy(&start);
+  ck_assert_msg(st == AG_OK, "%s: ag_device_trim after %ld trims: %s: %s", test_label(), trims,
+                ag_status_name(st), ag_last_error());
+  for (int i = 0; i < TRIM_WORKERS; i++)
+    ck_assert_msg(w[i].error[0] == '\0', "%s: with ag_device_trim beside it: %s", test_label(), w[i].error);
+  /* The cache still works after the last trim. */
+  check_c2c(dev, t, 2, (const size_t[]){4, 12}, 1, AG_FFT_BACKWARD, 3100);
+}
+END_TEST
+
 /* ---- fftshift --------------------------------------------------------------------------------------- */
 
 /* numpy.fft.fftshift rolls each of the last ndim axes by n/2, ifftshift by -(n/2): they differ
@@ -1147,6 +1261,8 @@ void suite_build(Suite *s, const char *backend) {
                   transforms_of_views_equal_transforms_of_the_frame_copied_out);
   add_device_test(s, "plans are cached per transform and trim frees them",
                   plans_are_cached_per_transform_and_trim_frees_them);
+  add_device_test(s, "trim on another thread leaves running transforms right",
+                  trim_on_another_thread_leaves_running_transforms_right);
   add_device_test(s, "fftshift and ifftshift roll as numpy does", fftshift_and_ifftshift_roll_as_numpy_does);
   add_device_test(s, "fftshift refuses out equal to x and bad operands",
                   fftshift_refuses_out_equal_to_x_and_bad_operands);

@@ -104,6 +104,28 @@ START_TEST(last_error_is_per_thread) {
 }
 END_TEST
 
+/* A call whose message quotes an argument, given this thread's last error as that argument: the
+   new message holds the old one whole, and outgrows the memory the old one is in. It must read
+   the old text as it was, not as the new one overwrites it, nor after it is freed. The first
+   message is a malformed spec quoted, prefix + "bogus spec" + tail; the second must be
+   prefix + the first message + tail. */
+START_TEST(a_message_may_quote_the_last_error) {
+  ag_device *dev = NULL;
+  CHECK_FAILS(ag_device_select("bogus spec", &dev), AG_ERR_INVALID_ARGUMENT, "ag_device_select", "bogus spec");
+  const char *prefix = "ag_device_select: malformed device spec \"";
+  char first[512];
+  snprintf(first, sizeof first, "%s", ag_last_error());
+  ck_assert_msg(strncmp(first, prefix, strlen(prefix)) == 0 && strstr(first, "\" (from argument)") != NULL,
+                "the first message is \"%s\"", first);
+  const char *tail = strstr(first, "\" (from argument)");
+  char want[1024];
+  snprintf(want, sizeof want, "%s%s%s", prefix, first, tail);
+
+  ck_assert_int_eq(ag_device_select(ag_last_error(), &dev), AG_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(ag_last_error(), want);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") != 0)
     return;
@@ -112,4 +134,5 @@ void suite_build(Suite *s, const char *backend) {
   add_core_test(s, "the last error starts empty and keeps the failure",
                 last_error_starts_empty_and_keeps_the_failure);
   add_core_test(s, "the last error is per thread", last_error_is_per_thread);
+  add_core_test(s, "a message may quote the last error", a_message_may_quote_the_last_error);
 }

@@ -68,7 +68,10 @@ typedef struct ag_pool_stats {
 } ag_pool_stats;
 
 /** Gives the memory the pool holds for @p dev back to the driver, waiting for the work still
-    enqueued on it. Also frees what ag_fft plans and other caches keep. Thread-safe. */
+    enqueued on it. Also frees what ag_fft plans and other caches keep. Thread-safe: it may run
+    while other threads use @p dev, ag_fft and its kin included; an FFT plan that a transform
+    on another thread is about to run, or running, is left for a later trim, and every other
+    plan is destroyed once its last run has completed. */
 AG_API ag_status ag_device_trim(ag_device *dev);
 
 /** The counters of @p dev's pool. */

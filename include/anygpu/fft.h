@@ -1,7 +1,9 @@
 /* anygpu/fft.h - fast Fourier transforms over the trailing axes of an array, batched over the
    leading ones, through each platform's FFT library: cuFFT on CUDA, VkFFT (default) or clFFT
    on OpenCL (ANYGPU_OPENCL_FFT=vkfft|clfft), FFTW on the host. Plans are made on first use and
-   kept per device, shape, dtype and kind; ag_device_trim frees them. */
+   kept per device, shape, dtype and kind; ag_device_trim frees them from any thread, leaving
+   for a later trim a plan that a transform on another thread is using at that moment.
+   Transforms that share a plan (one device, shape, dtype and kind) take turns with it. */
 #ifndef ANYGPU_FFT_H
 #define ANYGPU_FFT_H
 

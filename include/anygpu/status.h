@@ -41,7 +41,8 @@ AG_API const char *ag_status_string(ag_status status);
     argument ("ag_buffer_write: offset 96 + 8 bytes exceeds buffer size 100"), and for backend
     failures the native error ("CL_OUT_OF_RESOURCES (-5)"). Successful calls leave it as it is,
     like errno. "" when no call on this thread has failed. The pointer stays valid until this
-    thread's next anygpu call. */
+    thread's next anygpu call, and may be passed to that call: a message that quotes it reads
+    it whole before replacing it. */
 AG_API const char *ag_last_error(void);
 
 #ifdef __cplusplus
