@@ -495,8 +495,7 @@ static ag_status event_time(ag_queue *q, ag_status (*call)(void *, int), void *c
   ag_event_destroy(e0);
   ag_event_destroy(e1);
   if (st == AG_ERR_UNSUPPORTED) {
-    fprintf(stderr, "anygpu-bench: %s; timing with the host clock around ag_queue_finish instead\n",
-            ag_last_error());
+    fprintf(stderr, "anygpu-bench: %s\nanygpu-bench: so this device is timed with the host clock\n", ag_last_error());
     host_clock = true;
     return event_time(q, call, ctx, which, ms);
   }
