@@ -1,0 +1,445 @@
+/* tests/test_oclgrind_kernels.c — every kernel of the elementwise and reduce families, launched
+   at small sizes inside Oclgrind's simulator through tests/oclgrind-run.py, which fails the run
+   when Oclgrind reports a data race, an uninitialised value, an access outside a buffer or an
+   API error. Every result is also compared with the host references (reference.c), so a kernel
+   passes only when it is clean and right. (The fill kernel and the FFT helpers have suites of
+   their own, which run under other options: test_oclgrind_fill, test_oclgrind_fft.)
+
+   Oclgrind's device says it is a GPU with one compute unit, so the launches take the GPU shapes
+   of src/launch.c and src/reduce.c; the sizes below are chosen to reach each shape's paths
+   (docs/kernels.md#oclgrind lists them). tests/meson.build runs this suite with work-groups of
+   at most 64 (oclgrind --max-wgsize 64), a fourth of what anygpu gives a GPU, since Oclgrind's
+   time grows with every work-item, idle or not. Operands sit at an offset in their buffers
+   (oclgrind_operand) and outputs are buffers of their exact size (the suite runs with the
+   memory pool off), so a read or write past an operand is one Oclgrind sees. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fft_reference.h"
+#include "oclgrind.h"
+#include "reduce_cases.h"
+
+static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128};
+
+/* Elementwise operands: 3 rows of 60, 180 elements: three work-groups of 64 (tests/meson.build
+   runs this suite with oclgrind --max-wgsize 64), the last one ragged; broadcast operands are
+   one row. */
+enum { ROWS = 3, COLS = 60, N = ROWS * COLS };
+static const size_t shape2[2] = {ROWS, COLS}, row = COLS;
+
+/* Reads @p out (@p n elements of @p t) and fails the test unless it is within @p tol of @p want
+   (relative to @p scale where given); @p what names the case. out is kept (oclgrind_keep). */
+static void check_out(ag_array *out, ag_dtype t, const ref_c *want, const long double *scale, size_t n,
+                      ref_tol tol, const char *what) {
+  void *got = test_array_read(out);
+  ref_check(t, got, want, scale, n, tol, "%s", what);
+  free(got);
+  oclgrind_keep(out);
+}
+
+/* ---- elementwise ------------------------------------------------------------------------------- */
+
+/* What an operand holds: values where every operation is defined and its tolerance holds. */
+typedef enum kind { ANY, POSITIVE, BASE, EXPONENT, WIDE } kind;
+
+/* The range of kind @p k for dtype @p t: integers over the dtype's range (i32 without INT_MIN,
+   which negation and division by -1 wrap onto itself); reals and complex parts in [-3, 3], in
+   [0.1, 10] for POSITIVE (sqrt and log of reals), a base in [0.5, 4] and an exponent in [-3, 3]
+   for pow, and [-300, 70000] for WIDE (astype: u8 and u16 saturate at both ends). */
+static void range_of(ag_dtype t, kind k, double *lo, double *hi) {
+  *lo = -3;
+  *hi = 3;
+  if (ref_is_integer(t)) {
+    *lo = t == AG_I32 ? -2147483647.0 : 0;
+    *hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+  } else if (k == POSITIVE) {
+    *lo = 0.1;
+    *hi = 10;
+  } else if (k == BASE) {
+    *lo = 0.5;
+    *hi = 4;
+  } else if (k == WIDE) {
+    *lo = -300;
+    *hi = 70000;
+  }
+}
+
+/* @p n values of @p t in the range of kind @p k. */
+static void *input(ag_dtype t, size_t n, uint64_t seed, kind k) {
+  void *x = test_alloc(n * ref_size(t));
+  double lo, hi;
+  range_of(t, k, &lo, &hi);
+  ref_random(t, x, n, seed, lo, hi);
+  return x;
+}
+
+/* The scalar of the scalar forms: 7 for integers, 1.5 for reals, 1.25 + 0.5i for complex. */
+static ref_c scalar_of(ag_dtype t) {
+  return ref_is_integer(t) ? 7 : ref_is_complex(t) ? CMPLXL(1.25, 0.5) : 1.5;
+}
+
+START_TEST(unary_operations_match_the_reference_on_every_dtype) {
+  ag_device *dev = oclgrind_device(_i);
+  static const char *const names[] = {"neg", "abs",  "sqrt", "exp",  "log",  "sin",
+                                      "cos", "square", "sign", "conj", "real", "imag"};
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    for (ag_unary_op op = AG_OP_NEG; op <= AG_OP_IMAG; op++) {
+      if (!ref_unary_takes(op, t))
+        continue;
+      void *x = input(t, N, 100u * (unsigned)k + op, op == AG_OP_SQRT || op == AG_OP_LOG ? POSITIVE : ANY);
+      ag_array *ax = oclgrind_operand(dev, t, 2, shape2, x);
+      ag_dtype ot = ref_unary_out_dtype(op, t);
+      ag_array *out = test_array_new(dev, ot, 2, shape2);
+      ref_check_ok(ag_unary(NULL, op, ax, out), "ag_unary(%s) of %s", names[op], ref_name(t));
+      ref_c *want = test_alloc(N * sizeof *want);
+      ref_unary(op, t, x, N, want);
+      char what[64];
+      snprintf(what, sizeof what, "%s of %s", names[op], ref_name(t));
+      check_out(out, ot, want, NULL, N, ref_tol_unary(op, t), what);
+      free(want);
+      free(x);
+      oclgrind_keep(ax);
+    }
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* The five forms of a binary operation (elementwise.h): equal shapes, b broadcast over a's rows
+   (_bb), a broadcast over b's rows (_ba), x op s (_s) and s op x (_rs). */
+typedef enum form { SAME, BCAST_B, BCAST_A, SCALAR, RSCALAR } form;
+static const char *const form_names[] = {"", "_bb", "_ba", "_s", "_rs"};
+
+/* a op b in form @p f: a and b are host copies of the operands (one element where it is the
+   scalar, one row where it is broadcast), checked with ref_binary, which repeats the shorter. */
+static void check_binary_form(ag_device *dev, ag_binary_op op, const char *name, ag_dtype t, form f, uint64_t seed) {
+  bool pow = op == AG_OP_POW;
+  size_t na = f == RSCALAR ? 1 : f == BCAST_A ? COLS : N, nb = f == SCALAR ? 1 : f == BCAST_B ? COLS : N;
+  ref_c s = scalar_of(t);
+  void *a = input(t, na, seed, pow ? BASE : ANY), *b = input(t, nb, seed + 1, pow ? EXPONENT : ANY);
+  if (f == RSCALAR)
+    ref_put(t, a, 0, s);
+  if (f == SCALAR)
+    ref_put(t, b, 0, s);
+  ag_array *out = test_array_new(dev, t, 2, shape2), *aa = NULL, *ab = NULL;
+  ag_status st;
+  if (f == SCALAR || f == RSCALAR) {
+    aa = oclgrind_operand(dev, t, 2, shape2, f == SCALAR ? a : b);
+    st = ag_binary_scalar(NULL, op, aa, (double)creall(s), (double)cimagl(s), f == RSCALAR, out);
+  } else {
+    aa = oclgrind_operand(dev, t, na == N ? 2 : 1, na == N ? shape2 : &row, a);
+    ab = oclgrind_operand(dev, t, nb == N ? 2 : 1, nb == N ? shape2 : &row, b);
+    st = ag_binary(NULL, op, aa, ab, out);
+  }
+  char what[64];
+  snprintf(what, sizeof what, "ag_%s%s of %s", name, form_names[f], ref_name(t));
+  ref_check_ok(st, "%s", what);
+  ref_c *want = test_alloc(N * sizeof *want);
+  ref_binary(op, t, a, na, b, nb, N, want);
+  check_out(out, t, want, NULL, N, ref_tol_binary(op, t), what);
+  free(want);
+  free(a);
+  free(b);
+  oclgrind_keep(aa);
+  oclgrind_keep(ab);
+}
+
+START_TEST(binary_operations_match_the_reference_in_all_five_forms) {
+  ag_device *dev = oclgrind_device(_i);
+  static const char *const names[] = {"add", "sub", "mul", "div", "pow", "minimum", "maximum"};
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    for (ag_binary_op op = AG_OP_ADD; op <= AG_OP_MAXIMUM; op++)
+      if (ref_binary_takes(op, t))
+        for (form f = SAME; f <= RSCALAR; f++)
+          check_binary_form(dev, op, names[op], t, f, 1000u * (unsigned)k + 10u * op + f);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* More elements than the launch has work-items (src/launch.c: at most 32 work-groups per
+   compute unit), so each work-item's grid-stride loop takes a second step: in the plain loop
+   (add) and in the broadcast one, which tracks the repeated operand's index (add_bb). */
+START_TEST(a_grid_stride_loop_takes_further_steps_when_elements_outnumber_work_items) {
+  ag_device *dev = oclgrind_device(_i);
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  size_t wg = info.max_work_group_size < 256 ? info.max_work_group_size : 256;
+  size_t items = 32 * (size_t)info.compute_units * wg, rows = items / COLS + 2;
+  const size_t big[2] = {rows, COLS}, n = rows * COLS;
+  void *a = input(AG_F32, n, 1, ANY), *b = input(AG_F32, n, 2, ANY);
+  ref_c *want = test_alloc(n * sizeof *want);
+  for (int bcast = 0; bcast < 2; bcast++) {
+    ag_array *aa = oclgrind_operand(dev, AG_F32, 2, big, a);
+    ag_array *ab = bcast ? oclgrind_operand(dev, AG_F32, 1, &row, b) : oclgrind_operand(dev, AG_F32, 2, big, b);
+    ag_array *out = test_array_new(dev, AG_F32, 2, big);
+    ref_check_ok(ag_add(NULL, aa, ab, out), "ag_add%s of %zu f32", bcast ? "_bb" : "", n);
+    ref_binary(AG_OP_ADD, AG_F32, a, n, b, bcast ? COLS : n, n, want);
+    check_out(out, AG_F32, want, NULL, n, ref_tol_binary(AG_OP_ADD, AG_F32), bcast ? "add_bb" : "add");
+    oclgrind_keep(aa);
+    oclgrind_keep(ab);
+  }
+  free(want);
+  free(a);
+  free(b);
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* axpby and soft threshold (floats and complex), clamp (reals), where (every dtype). Tolerances
+   as in test_elementwise: axpby 2 ulp of |alpha x| + |beta y| (4e-7, 1e-15 leave room for the
+   parts of complex numbers); soft threshold exact for reals, and for complex 8 ulp of |v|
+   (hypot's error survives the cancellation in |v| - alpha); clamp and where select, so exact. */
+START_TEST(axpby_soft_threshold_clamp_and_where_match_the_reference) {
+  ag_device *dev = oclgrind_device(_i);
+  const double alpha = 1.5, beta = -0.25, shrink = 0.75;
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    bool single = t == AG_F32 || t == AG_C64, cx = ref_is_complex(t);
+    void *x = input(t, N, 7000u + (unsigned)k, ANY), *y = input(t, N, 7100u + (unsigned)k, ANY);
+    ag_array *ax = oclgrind_operand(dev, t, 2, shape2, x), *ay = oclgrind_operand(dev, t, 2, shape2, y);
+    ref_c *want = test_alloc(N * sizeof *want);
+    long double *scale = test_alloc(N * sizeof *scale);
+    char what[64];
+    if (!ref_is_integer(t)) {
+      ag_array *out = test_array_new(dev, t, 2, shape2);
+      ref_check_ok(ag_axpby(NULL, alpha, ax, beta, ay, out), "ag_axpby of %s", ref_name(t));
+      ref_axpby(t, alpha, x, beta, y, N, want);
+      for (size_t i = 0; i < N; i++)
+        scale[i] = fabsl((long double)alpha) * cabsl(ref_get(t, x, i)) +
+                   fabsl((long double)beta) * cabsl(ref_get(t, y, i));
+      snprintf(what, sizeof what, "axpby of %s", ref_name(t));
+      check_out(out, t, want, scale, N, single ? (ref_tol){4e-7, 0} : (ref_tol){1e-15, 0}, what);
+
+      out = test_array_new(dev, t, 2, shape2);
+      ref_check_ok(ag_soft_threshold(NULL, ax, shrink, out), "ag_soft_threshold of %s", ref_name(t));
+      ref_soft_threshold(t, x, shrink, N, want);
+      for (size_t i = 0; i < N; i++)
+        scale[i] = cabsl(ref_get(t, x, i));
+      snprintf(what, sizeof what, "soft threshold of %s", ref_name(t));
+      ref_tol soft_tol = !cx ? REF_EXACT : single ? (ref_tol){1e-6, 0} : (ref_tol){2e-15, 0};
+      check_out(out, t, want, cx ? scale : NULL, N, soft_tol, what);
+    }
+    if (!cx) {
+      /* Bounds a quarter and three quarters into the inputs' range, so both bite. */
+      double lo, hi;
+      range_of(t, ANY, &lo, &hi);
+      double clo = floor(lo + (hi - lo) / 4), chi = floor(lo + (hi - lo) * 3 / 4);
+      ag_array *out = test_array_new(dev, t, 2, shape2);
+      ref_check_ok(ag_clamp(NULL, ax, clo, chi, out), "ag_clamp of %s", ref_name(t));
+      ref_clamp(t, x, clo, chi, N, want);
+      snprintf(what, sizeof what, "clamp of %s to [%g, %g]", ref_name(t), clo, chi);
+      check_out(out, t, want, NULL, N, REF_EXACT, what);
+    }
+    unsigned char *cond = test_alloc(N);
+    ref_lcg g = ref_lcg_seeded(7200u + (unsigned)k);
+    static const unsigned char picks[4] = {0, 1, 255, 7}; /* any nonzero picks a */
+    for (size_t i = 0; i < N; i++)
+      cond[i] = picks[ref_lcg_next(&g) % 4];
+    ag_array *ac = oclgrind_operand(dev, AG_U8, 2, shape2, cond), *out = test_array_new(dev, t, 2, shape2);
+    ref_check_ok(ag_where(NULL, ac, ax, ay, out), "ag_where of %s", ref_name(t));
+    ref_where(t, cond, x, y, N, want);
+    snprintf(what, sizeof what, "where of %s", ref_name(t));
+    check_out(out, t, want, NULL, N, REF_EXACT, what);
+    oclgrind_keep(ac);
+    free(cond);
+    free(scale);
+    free(want);
+    free(x);
+    free(y);
+    oclgrind_keep(ax);
+    oclgrind_keep(ay);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* fftshift and ifftshift of a {2, 3, 4, 5} array over its last 1, 2 and 3 axes (odd and even
+   lengths), every dtype: a permutation, so the bytes must be fftref_shift's exactly. */
+START_TEST(fftshift_and_ifftshift_move_every_element_where_numpy_does) {
+  ag_device *dev = oclgrind_device(_i);
+  const size_t shape[4] = {2, 3, 4, 5}, n = 2 * 3 * 4 * 5;
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    size_t bytes = n * ref_size(t);
+    unsigned char *x = test_alloc(bytes), *want = test_alloc(bytes);
+    test_fill_bytes(x, bytes, 7300u + (unsigned)k); /* any bits: a permutation copies them */
+    /* oclgrind_operand takes up to 3 dimensions: the leading 2 becomes part of the first. */
+    const size_t flat[3] = {2 * 3, 4, 5};
+    ag_array *ax = oclgrind_operand(dev, t, 3, flat, x), *x4;
+    CHECK_OK(ag_array_reshape(ax, 4, shape, &x4));
+    for (int rank = 1; rank <= 3; rank++)
+      for (int inverse = 0; inverse < 2; inverse++) {
+        ag_array *out = test_array_new(dev, t, 4, shape);
+        ag_status st = inverse ? ag_ifftshift(NULL, x4, rank, out) : ag_fftshift(NULL, x4, rank, out);
+        ref_check_ok(st, "%s of %s over %d axes", inverse ? "ag_ifftshift" : "ag_fftshift", ref_name(t), rank);
+        fftref_shift(x, want, ref_size(t), 4, shape, rank, inverse);
+        unsigned char *got = test_array_read(out);
+        char what[64];
+        snprintf(what, sizeof what, "%s of %s over %d axes", inverse ? "ifftshift" : "fftshift", ref_name(t), rank);
+        CHECK_BYTES(got, want, bytes, what);
+        free(got);
+        oclgrind_keep(out);
+      }
+    oclgrind_keep(x4);
+    oclgrind_keep(ax);
+    free(x);
+    free(want);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* astype between every pair of dtypes the kernels convert (complex converts to complex only):
+   reals in [-300, 70000], so conversions to u8 and u16 saturate at both ends; integers over
+   their range. Conversions are exact or rounded once, so the comparison is exact. */
+START_TEST(astype_converts_between_every_pair_of_dtypes) {
+  ag_device *dev = oclgrind_device(_i);
+  for (int a = 0; a < AG_DTYPE_COUNT; a++) {
+    ag_dtype from = all_dtypes[a];
+    if (!test_dtype_runs(dev, from))
+      continue;
+    void *x = input(from, N, 7400u + (unsigned)a, WIDE);
+    ag_array *ax = oclgrind_operand(dev, from, 2, shape2, x);
+    for (int b = 0; b < AG_DTYPE_COUNT; b++) {
+      ag_dtype to = all_dtypes[b];
+      if (!test_dtype_runs(dev, to) || (ref_is_complex(from) && !ref_is_complex(to)))
+        continue;
+      ag_array *out = test_array_new(dev, to, 2, shape2);
+      ref_check_ok(ag_astype(NULL, ax, out), "ag_astype from %s to %s", ref_name(from), ref_name(to));
+      unsigned char *want_bytes = test_alloc(N * ref_size(to));
+      ref_c *want = test_alloc(N * sizeof *want);
+      for (size_t i = 0; i < N; i++) {
+        ref_convert(from, x, i, to, want_bytes, i);
+        want[i] = ref_get(to, want_bytes, i);
+      }
+      char what[64];
+      snprintf(what, sizeof what, "astype from %s to %s", ref_name(from), ref_name(to));
+      check_out(out, to, want, NULL, N, REF_EXACT, what);
+      free(want);
+      free(want_bytes);
+    }
+    oclgrind_keep(ax);
+    free(x);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* ---- reduce --------------------------------------------------------------------------------------- */
+
+/* A shape reduced along one axis (or all of it, AG_AXIS_ALL). */
+typedef struct red_shape {
+  int ndim;
+  size_t shape[3];
+  int axis;
+} red_shape;
+
+/* Which reductions run: one per kernel (every reduction into each output dtype that has a
+   kernel of its own: not mean, whose kernels are sum's, nor i32 indices, which the u32 kernels
+   of argmin and argmax write), or every reduction into its natural output dtype. */
+typedef enum which { EVERY_KERNEL, NATURAL_OUTPUTS } which;
+
+/* The reductions @p w selects, on every dtype, over @p shape; the arrays are kept. */
+static void check_reductions(ag_device *dev, const red_shape *shape, which w, uint64_t seed) {
+  for (int r = 0; r < NRED; r++) {
+    if (w == EVERY_KERNEL && reductions[r].r == REF_MEAN)
+      continue;
+    for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+      ag_dtype t = all_dtypes[k], outs[3];
+      if (!test_dtype_runs(dev, t))
+        continue;
+      int nouts = allowed_outputs(reductions[r].r, t, outs);
+      for (int o = 0; o < (w == NATURAL_OUTPUTS && nouts > 0 ? 1 : nouts); o++) {
+        if (w == EVERY_KERNEL && outs[o] == AG_I32 && t != AG_I32)
+          continue;
+        ag_array *arrays[3];
+        check_reduction(dev, &reductions[r], t, outs[o], shape->ndim, shape->shape, shape->axis,
+                        seed + 100u * (unsigned)r + 10u * (unsigned)k + (unsigned)o, arrays);
+        for (int a = 0; a < 3; a++)
+          oclgrind_keep(arrays[a]);
+      }
+    }
+  }
+}
+
+/* Each output cut into pieces whose states _merge combines: along axis 0 of {300, 3}, one
+   work-item per piece of 75 (_cols, four pieces per output); along axis 1 of {1, 2100}, a row
+   long enough for a work-group of 256 per piece (_rows, two pieces), whose states meet in a
+   tree in local memory. */
+START_TEST(every_reduction_kernel_cuts_columns_and_rows_into_pieces_and_merges_them) {
+  ag_device *dev = oclgrind_device(_i);
+  const red_shape columns = {2, {300, 3}, 0}, rows = {2, {1, 2100}, 1};
+  check_reductions(dev, &columns, EVERY_KERNEL, 8000);
+  check_reductions(dev, &rows, EVERY_KERNEL, 9000);
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* Outputs of one piece, written by _cols or _rows directly: all of 100 elements (too few to
+   cut) and a row of 1030 (long enough for _rows, too short for two pieces). */
+START_TEST(reductions_of_one_piece_write_their_outputs_directly) {
+  ag_device *dev = oclgrind_device(_i);
+  const red_shape few = {1, {100}, AG_AXIS_ALL}, short_row = {2, {1, 1030}, 1};
+  check_reductions(dev, &few, NATURAL_OUTPUTS, 10000);
+  check_reductions(dev, &short_row, NATURAL_OUTPUTS, 11000);
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* _cols pieces with whole blocks of 256 (reduce.h's block functions) and a tail: the device
+   wants 2048 work-items, so along axis 0 of {888, 683} each of 683 outputs is cut into three
+   pieces of 296 (a block and 40 more), which _merge combines. Half a million elements take
+   10 to 60 seconds per launch inside Oclgrind, so three reductions stand for the block
+   functions: 64-bit integer lanes (i32 sum), float lanes with a Kahan total over products of
+   two operands (f32 dot) and complex lanes (c64 sum). */
+START_TEST(reductions_in_pieces_with_whole_blocks_match_the_reference) {
+  ag_device *dev = oclgrind_device(_i);
+  const size_t shape[2] = {888, 683};
+  const struct {
+    ref_reduction r;
+    ag_dtype t;
+  } cases[] = {{REF_SUM, AG_I32}, {REF_DOT, AG_F32}, {REF_SUM, AG_C64}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    ag_dtype outs[3];
+    allowed_outputs(cases[c].r, cases[c].t, outs);
+    ag_array *arrays[3];
+    check_reduction(dev, &reductions[cases[c].r], cases[c].t, outs[0], 2, shape, 0, 12000u + c, arrays);
+    for (int a = 0; a < 3; a++)
+      oclgrind_keep(arrays[a]);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+void suite_build(Suite *s, const char *backend) {
+  if (strcmp(backend, "opencl") != 0)
+    return;
+  add_device_test(s, "unary operations match the reference on every dtype",
+                  unary_operations_match_the_reference_on_every_dtype);
+  add_device_test(s, "binary operations match the reference in all five forms",
+                  binary_operations_match_the_reference_in_all_five_forms);
+  add_device_test(s, "a grid-stride loop takes further steps when elements outnumber work-items",
+                  a_grid_stride_loop_takes_further_steps_when_elements_outnumber_work_items);
+  add_device_test(s, "axpby, soft threshold, clamp and where match the reference",
+                  axpby_soft_threshold_clamp_and_where_match_the_reference);
+  add_device_test(s, "fftshift and ifftshift move every element where numpy does",
+                  fftshift_and_ifftshift_move_every_element_where_numpy_does);
+  add_device_test(s, "astype converts between every pair of dtypes", astype_converts_between_every_pair_of_dtypes);
+  add_device_test(s, "every reduction kernel cuts columns and rows into pieces and merges them",
+                  every_reduction_kernel_cuts_columns_and_rows_into_pieces_and_merges_them);
+  add_device_test(s, "reductions of one piece write their outputs directly",
+                  reductions_of_one_piece_write_their_outputs_directly);
+  add_device_test(s, "reductions in pieces with whole blocks match the reference",
+                  reductions_in_pieces_with_whole_blocks_match_the_reference);
+}
