@@ -589,13 +589,16 @@ enum { R_GEMM, R_FFT2D, R_FFT1D };
 #define FFT1D_ELEMENTS ((size_t)1 << 22)
 
 /* Each row: one checked call and one warm-up call on each side, then rounds of one anygpu call
-   and one peer call, the row's max_rounds of them, or fewer once anygpu's measured time passes
-   LINALG_TIME_CAP_MS, but at least LINALG_MIN_ROUNDS (where max_rounds allows). Each side keeps
-   its best time. gemm-4096 in float64 takes seconds a call on a CPU, so it runs 2 rounds: eight
-   calls in all with the checked and warm-up calls of both sides. */
-#define LINALG_MAX_ROUNDS 10
-#define LINALG_MIN_ROUNDS 3
-#define LINALG_TIME_CAP_MS 3000.0
+   and one peer call (in turn each side goes first), the row's max_rounds of them, or fewer once
+   both sides' measured time passes LINALG_TIME_CAP_MS, but at least LINALG_MIN_ROUNDS (where
+   max_rounds allows). Each side keeps its best time. Short calls get many rounds: a row of ten
+   3-ms calls samples 30 ms of a shared machine, where one other process's time slice decides
+   the best; two hundred give each side its quiet moments. gemm-4096 in float64 takes seconds
+   a call on a CPU, so it runs 2 rounds: eight calls in all with the checked and warm-up calls
+   of both sides. */
+#define LINALG_MAX_ROUNDS 200
+#define LINALG_MIN_ROUNDS 10
+#define LINALG_TIME_CAP_MS 2000.0
 
 static const struct linalg_row {
   const char *name;
@@ -1427,17 +1430,23 @@ static int linalg_device(const char *self, const device_entry *d, bool f32, unsi
     double best = INFINITY, peer_best = INFINITY, spent = 0, ms;
     int rounds = 0;
     while (rounds < row->max_rounds && (rounds < LINALG_MIN_ROUNDS || spent < LINALG_TIME_CAP_MS)) {
-      if (side_time(&me, line, sizeof line, &ms) != 0) {
-        rc = 1;
+      /* Each side in turn goes first, so neither always follows the other's call (and the
+         threads it leaves spinning for a while after it, as OpenBLAS's do). */
+      for (int turn = 0; turn < 2 && rc == 0; turn++) {
+        if ((turn == 0) == (rounds % 2 == 0)) {
+          if (side_time(&me, line, sizeof line, &ms) != 0)
+            rc = 1;
+          else
+            best = fmin(best, ms), spent += ms;
+        } else if (peer.c != NULL && !lost) {
+          if (side_time(&peer, line, sizeof line, &ms) != 0)
+            lost = true;
+          else
+            peer_best = fmin(peer_best, ms), spent += ms;
+        }
+      }
+      if (rc != 0)
         break;
-      }
-      best = fmin(best, ms), spent += ms;
-      if (peer.c != NULL && !lost) {
-        if (side_time(&peer, line, sizeof line, &ms) != 0)
-          lost = true;
-        else
-          peer_best = fmin(peer_best, ms);
-      }
       rounds++;
     }
     /* Both check the result of their last call. */
@@ -1499,10 +1508,10 @@ static void print_footer(const totals *tot) {
            "  element size / time (each element read once and written once), GB = 1e9 bytes. The\n"
            "  input is a complex exponential whose transform is one peak; every bin is checked.\n"
            "rounds: after one checked call and one warm-up call on each side, anygpu's and the peer's\n"
-           "  calls alternate, at most %d rounds (fewer for gemm-4096), fewer once anygpu's measured\n"
-           "  time passes %.0f s but at least %d; each side's best time. anygpu is timed with\n"
-           "  ag_event_record/ag_event_elapsed_ms, which bracket the call on the queue also where the\n"
-           "  BLAS runs on the host inside it (OpenBLAS on mapped buffers).\n"
+           "  calls alternate, each side first in turn, at most %d rounds (2 for gemm-4096), fewer\n"
+           "  once both sides' measured time passes %.0f s but at least %d; each side's best time.\n"
+           "  anygpu is timed with ag_event_record/ag_event_elapsed_ms, which bracket the call on\n"
+           "  the queue also where the BLAS runs on the host inside it (OpenBLAS on mapped buffers).\n"
            "peer: gemm np.matmul(a, b, out=c) (numpy's OpenBLAS) on CPU devices, CuPy's matmul on\n"
            "  GPUs; FFT numpy.fft.fft2 and numpy.fft.fft(x, axis=-1) on CPU devices (no out=, and\n"
            "  complex128 inside whatever the dtype), cupy.fft on GPUs, and on OpenCL CPU devices\n"
