@@ -20,7 +20,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 3
+#define AG__BACKEND_ABI 4
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -151,6 +151,16 @@ typedef struct ag__core_services {
      backend whose device memory the host can map (a CPU OpenCL device) may run BLAS with it
      on mapped buffers. The queue argument is ignored (pass NULL). */
   const ag__blas_ops *host_blas;
+  /* Blobs a backend keeps between processes in the cache folder ($ANYGPU_CACHE_DIR, as the
+     kernel cache; nothing is read or written when it is "off"), such as a library's tuning
+     data. A blob is found by @p name (letters, digits and '-': part of the file name) and
+     @p key (every fact that makes the blob valid: library version, machine, settings); a file
+     whose key differs, or that is damaged, is not returned. cache_read returns malloc'd bytes
+     the caller frees, or NULL. cache_write replaces the blob atomically (a reader sees the
+     old file or the new one, whole) and reports nothing: a cache that cannot be written is
+     logged and otherwise ignored. Any thread. */
+  void *(*cache_read)(const char *name, const char *key, size_t *size);
+  void (*cache_write)(const char *name, const char *key, const void *data, size_t size);
 } ag__core_services;
 
 typedef struct ag__backend {

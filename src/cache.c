@@ -1,5 +1,6 @@
 /* src/cache.c — compiled programs kept on disk between runs, keyed by everything that could
-   change the binary: source, options, device, vendor, driver and library version. */
+   change the binary: source, options, device, vendor, driver and library version; and named
+   blobs that backends keep in the same folder with keys of their own (FFTW's wisdom). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -100,21 +101,22 @@ static void *read_entry(const char *path, const char *key, size_t *size) {
 }
 
 /* Writes to a temporary name in the same folder, then renames, so a reader never sees half a
-   file and two processes writing at once each leave a whole one. */
-static void write_entry(const char *dir, const char *path, const char *key, const void *payload,
+   file and two processes writing at once each leave a whole one. @p what names the cache in
+   log messages. Returns whether the file is in place. */
+static bool write_entry(const char *what, const char *dir, const char *path, const char *key, const void *payload,
                         size_t size) {
   char tmp[1200];
   snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
   int fd = mkstemp(tmp);
   if (fd < 0) {
-    ag__log(AG__LOG_WARN, "kernel cache: cannot write in %s: %s", dir, strerror(errno));
-    return;
+    ag__log(AG__LOG_WARN, "%s: cannot write in %s: %s", what, dir, strerror(errno));
+    return false;
   }
   FILE *f = fdopen(fd, "wb");
   if (f == NULL) {
     close(fd);
     unlink(tmp);
-    return;
+    return false;
   }
   uint64_t klen = strlen(key), plen = size, sum = fnv1a(payload, size, FNV_SEED);
   bool ok = fwrite(magic, 1, 8, f) == 8 && fwrite(&klen, 8, 1, f) == 1 &&
@@ -122,9 +124,42 @@ static void write_entry(const char *dir, const char *path, const char *key, cons
             fwrite(&sum, 8, 1, f) == 1 && fwrite(payload, 1, size, f) == size;
   ok = (fclose(f) == 0) && ok;
   if (!ok || rename(tmp, path) != 0) {
-    ag__log(AG__LOG_WARN, "kernel cache: cannot write %s: %s", path, strerror(errno));
+    ag__log(AG__LOG_WARN, "%s: cannot write %s: %s", what, path, strerror(errno));
     unlink(tmp);
+    return false;
   }
+  return true;
+}
+
+/* The file of blob @p name under @p key: "NAME-HASH.bin", the hash of the key in the name so
+   that blobs of several keys (machines sharing a home folder) live side by side. */
+static void blob_path(const char *dir, const char *name, const char *key, char *path, size_t size) {
+  snprintf(path, size, "%s/%s-%016llx.bin", dir, name, (unsigned long long)fnv1a(key, strlen(key), FNV_SEED));
+}
+
+void *ag__cache_blob_read(const char *name, const char *key, size_t *size) {
+  char dir[1024], path[1200];
+  cache_dir(dir, sizeof dir);
+  if (dir[0] == '\0')
+    return NULL;
+  blob_path(dir, name, key, path, sizeof path);
+  void *blob = read_entry(path, key, size);
+  ag__log(AG__LOG_DEBUG, "cache: %s %s", blob ? "read" : "no usable", path);
+  return blob;
+}
+
+void ag__cache_blob_write(const char *name, const char *key, const void *data, size_t size) {
+  char dir[1024], path[1200];
+  cache_dir(dir, sizeof dir);
+  if (dir[0] == '\0' || size == 0)
+    return;
+  if (!make_dirs(dir)) {
+    ag__log(AG__LOG_WARN, "cache: cannot make %s: %s", dir, strerror(errno));
+    return;
+  }
+  blob_path(dir, name, key, path, sizeof path);
+  if (write_entry("cache", dir, path, key, data, size))
+    ag__log(AG__LOG_DEBUG, "cache: wrote %s", path);
 }
 
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,
@@ -168,7 +203,7 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
     void *bin = NULL;
     size_t size = 0;
     if (make_dirs(dir) && be->program_binary(*out, &bin, &size) == AG_OK && size > 0)
-      write_entry(dir, path, key, bin, size);
+      write_entry("kernel cache", dir, path, key, bin, size);
     else
       ag__log(AG__LOG_WARN, "kernel cache: %s: nothing cached in %s", dev->info.spec, dir);
     free(bin);

@@ -104,6 +104,10 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
    1 on devices without a limit. */
 uint64_t ag__loop_items(const ag_device *dev, uint64_t steps);
 
+/* src/cache.c: named blobs in the cache folder (ag__core_services.cache_read, cache_write). */
+void *ag__cache_blob_read(const char *name, const char *key, size_t *size);
+void ag__cache_blob_write(const char *name, const char *key, const void *data, size_t size);
+
 /* src/program.c: launch with arguments already resolved to backend handles. */
 ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,
                              size_t max_wg, const ag_range *range, size_t nargs,

@@ -12,7 +12,11 @@
 #include "internal.h"
 #include "../backends/host/host_internal.h"
 
-static const ag__core_services services = {.error = ag__error, .log = ag__log, .host_blas = &ag__host_blas_ops};
+static const ag__core_services services = {.error = ag__error,
+                                           .log = ag__log,
+                                           .host_blas = &ag__host_blas_ops,
+                                           .cache_read = ag__cache_blob_read,
+                                           .cache_write = ag__cache_blob_write};
 
 const ag__core_services *ag__services(void) { return &services; }
 

@@ -1,6 +1,9 @@
 /* tests/test_cache.c — the disk kernel cache ($ANYGPU_CACHE_DIR): compiled programs written
    once, loaded by later processes, rebuilt when damaged, keyed by build options, and nothing
-   written when turned off or on the host (which compiles nothing).
+   written when turned off or on the host (which compiles nothing); and, on the host, FFTW's
+   wisdom kept in the same folder: written by the process that measured plans, loaded by later
+   ones, which then compute the same results, merged between processes, replaced when damaged
+   or foreign, and nothing written when the cache is off.
 
    Each test points ANYGPU_CACHE_DIR at a fresh folder before the library is first used, and
    does every library call in forked children: a child is the "later process" that must find
@@ -10,11 +13,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fft_reference.h"
 #include "programs.h"
 #include "runner.h"
 
@@ -25,11 +30,88 @@ typedef struct job {
   bool fill;           /* also fill with an 8-byte pattern (the built-in "fill" kernels) */
   bool program;        /* create, launch and check the test program */
   bool broken;         /* create a program that does not compile, expecting the failure */
+  unsigned ffts;       /* FFT_* transforms to run and check against the naive DFT */
+  const char *save;    /* when set, each transform's output goes to the file SAVE.<index> */
 } job;
+
+/* The transforms a job may run: small, so that measuring their plans takes little time, of
+   lengths with factors 2, 3 and 5, in both precisions. */
+enum { FFT_2D_C128 = 1, FFT_1D_C64 = 2, FFT_1D_C128 = 4 };
+static const struct fft_case {
+  ag_dtype dtype;
+  int ndim, rank;
+  size_t shape[2];
+} fft_cases[] = {
+    {AG_C128, 2, 2, {24, 40}}, /* FFT_2D_C128: one 24 x 40 frame */
+    {AG_C64, 2, 1, {3, 96}},   /* FFT_1D_C64: 3 rows of 96 */
+    {AG_C128, 2, 1, {5, 48}},  /* FFT_1D_C128: 5 rows of 48 */
+};
+enum { FFT_CASES = sizeof fft_cases / sizeof fft_cases[0] };
 
 static int child_fail(const job *j, const char *what, ag_status st) {
   fprintf(stderr, "%s: child: %s: %s: %s\n", j->spec, what, ag_status_name(st), ag_last_error());
   return 1;
+}
+
+/* Runs transform @p k of fft_cases forward on random input and checks each element against
+   the naive DFT (fft_reference.c) to 8 eps log2(N) times the RMS of its transform: the bound
+   test_fft.c derives for FFTs with accurate twiddles, which a wrong plan (a misplaced element,
+   a wrong sign or axis) misses by about 1. Writes the output's bytes to "SAVE.k" when @p save
+   is set. Returns 0, or 1 having said why on stderr. */
+static int run_fft(const job *j, ag_device *dev, int k, const char *save) {
+  const struct fft_case *c = &fft_cases[k];
+  size_t n = c->shape[0] * c->shape[1], per = fftref_points(c->ndim, c->shape, c->rank), esize = ref_size(c->dtype);
+  void *in = test_alloc(n * esize), *out = test_alloc(n * esize);
+  ref_c *x = test_alloc(n * sizeof *x), *want = test_alloc(n * sizeof *want);
+  long double *scale = test_alloc(n * sizeof *scale);
+  ref_random(c->dtype, in, n, 100 + (uint64_t)k, -1, 1);
+  ag_array *a = NULL, *b = NULL;
+  ag_status st = ag_array_from_host(dev, c->dtype, c->ndim, c->shape, in, &a);
+  if (st == AG_OK)
+    st = ag_array_create(dev, c->dtype, c->ndim, c->shape, &b);
+  if (st == AG_OK)
+    st = ag_fft(NULL, a, c->rank, AG_FFT_BACKWARD, b);
+  if (st == AG_OK)
+    st = ag_array_to_host(b, out, n * esize);
+  ag_array_free(a);
+  ag_array_free(b);
+  int rc = 0;
+  if (st != AG_OK) {
+    rc = child_fail(j, "a transform", st);
+  } else {
+    for (size_t i = 0; i < n; i++)
+      x[i] = ref_get(c->dtype, in, i);
+    fftref_dft(x, want, c->ndim, c->shape, c->rank, -1);
+    for (size_t t = 0; t < n / per; t++) {
+      long double ss = 0;
+      for (size_t i = 0; i < per; i++)
+        ss += cabsl(want[t * per + i]) * cabsl(want[t * per + i]);
+      for (size_t i = 0; i < per; i++)
+        scale[t * per + i] = sqrtl(ss / (long double)per);
+    }
+    double eps = c->dtype == AG_C64 ? 0x1p-23 : 0x1p-52;
+    char msg[512];
+    if (ref_compare(c->dtype, out, want, scale, n, (ref_tol){8 * eps * log2((double)per), 0}, msg, sizeof msg) != n) {
+      fprintf(stderr, "%s: child: transform %d (%s) differs from the naive DFT: %s\n", j->spec, k,
+              ref_name(c->dtype), msg);
+      rc = 1;
+    }
+  }
+  if (rc == 0 && save != NULL) {
+    char path[700];
+    snprintf(path, sizeof path, "%s.%d", save, k);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(out, esize, n, f) != n || fclose(f) != 0) {
+      fprintf(stderr, "%s: child: cannot write %s: %s\n", j->spec, path, strerror(errno));
+      rc = 1;
+    }
+  }
+  free(in);
+  free(out);
+  free(x);
+  free(want);
+  free(scale);
+  return rc;
 }
 
 static int run_job(void *arg) {
@@ -76,6 +158,9 @@ static int run_job(void *arg) {
         return 1;
       }
   }
+  for (int k = 0; k < FFT_CASES; k++)
+    if ((j->ffts & (1u << k)) && run_fft(j, dev, k, j->save) != 0)
+      return 1;
   return 0;
 }
 
@@ -351,6 +436,24 @@ static uint64_t fnv1a(const unsigned char *p, size_t n) {
   return h;
 }
 
+/* Rewrites the payload of the cache file @p path with @p edit, keeping the framing valid. */
+static void edit_payload(const char *path, void (*edit)(unsigned char *payload, size_t n)) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  uint64_t klen, plen;
+  ck_assert_uint_gt(size, 16);
+  memcpy(&klen, data + 8, 8);
+  size_t head = 8 + 8 + (size_t)klen;
+  ck_assert_msg(head + 16 < size, "%s: the cache file does not have the expected layout", path);
+  memcpy(&plen, data + head, 8);
+  ck_assert_uint_eq(head + 16 + plen, size);
+  edit(data + head + 16, (size_t)plen);
+  uint64_t sum = fnv1a(data + head + 16, (size_t)plen);
+  memcpy(data + head + 8, &sum, 8);
+  write_in_place(path, data, size);
+  free(data);
+}
+
 static void garbage_payload(const char *path) {
   size_t size;
   unsigned char *data = read_file(path, &size);
@@ -371,6 +474,30 @@ static void garbage_payload(const char *path) {
   memcpy(out + head + 8, &sum, 8);
   write_in_place(path, out, head + 16 + GARBAGE);
   free(out);
+  free(data);
+}
+
+/* FFTW's wisdom names a solver on each line after the first ("(fftw_codelet_n1_8_avx 0 #x...");
+   a name FFTW does not have makes it refuse the whole text. */
+static void rename_a_solver(unsigned char *payload, size_t n) {
+  unsigned char *line = memchr(payload, '\n', n);
+  ck_assert_msg(line != NULL && (size_t)(line - payload) + 8 < n, "the wisdom has no second line");
+  unsigned char *name = memchr(line, '(', n - (size_t)(line - payload));
+  ck_assert_msg(name != NULL && name[1] == 'f', "the wisdom's second line names no solver");
+  name[1] = 'q';
+}
+
+static void unknown_solver(const char *path) { edit_payload(path, rename_a_solver); }
+
+/* Another key under the same file name: the wisdom of another machine, FFTW or thread count. */
+static void foreign_key(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  uint64_t klen;
+  memcpy(&klen, data + 8, 8);
+  ck_assert_uint_gt(klen, 0);
+  data[16 + klen - 1] ^= 0x01;
+  write_in_place(path, data, size);
   free(data);
 }
 
@@ -482,28 +609,43 @@ START_TEST(processes_building_at_once_leave_one_whole_file) {
 }
 END_TEST
 
-START_TEST(cache_dir_off_writes_nothing) {
-  fresh_root();
-  /* A home, an XDG cache and a working folder: none may receive anything. */
+/* The folders a cache turned off must leave alone: a home, an XDG cache and a working folder,
+   all empty. */
+typedef struct empty_folders {
   char home[600], xdg[600], cwd[600];
-  snprintf(home, sizeof home, "%s/home", root);
-  snprintf(xdg, sizeof xdg, "%s/xdg", root);
-  snprintf(cwd, sizeof cwd, "%s/cwd", root);
-  ck_assert_int_eq(mkdir(home, 0755), 0);
-  ck_assert_int_eq(mkdir(xdg, 0755), 0);
-  ck_assert_int_eq(mkdir(cwd, 0755), 0);
-  setenv("HOME", home, 1);
-  setenv("XDG_CACHE_HOME", xdg, 1);
+} empty_folders;
+
+/* Sets ANYGPU_CACHE_DIR=off with HOME, XDG_CACHE_HOME and the working folder pointed at
+   empty folders. */
+static void cache_off_beside_empty_folders(empty_folders *f) {
+  fresh_root();
+  snprintf(f->home, sizeof f->home, "%s/home", root);
+  snprintf(f->xdg, sizeof f->xdg, "%s/xdg", root);
+  snprintf(f->cwd, sizeof f->cwd, "%s/cwd", root);
+  ck_assert_int_eq(mkdir(f->home, 0755), 0);
+  ck_assert_int_eq(mkdir(f->xdg, 0755), 0);
+  ck_assert_int_eq(mkdir(f->cwd, 0755), 0);
+  setenv("HOME", f->home, 1);
+  setenv("XDG_CACHE_HOME", f->xdg, 1);
   setenv("ANYGPU_CACHE_DIR", "off", 1);
-  ck_assert_int_eq(chdir(cwd), 0);
+  ck_assert_int_eq(chdir(f->cwd), 0);
+}
+
+static void check_still_empty(const empty_folders *f, int i) {
+  ck_assert_msg(count_entries(f->home, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in $HOME", test_name_device(i));
+  ck_assert_msg(count_entries(f->xdg, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in $XDG_CACHE_HOME",
+                test_name_device(i));
+  ck_assert_msg(count_entries(f->cwd, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in the working folder",
+                test_name_device(i));
+}
+
+START_TEST(cache_dir_off_writes_nothing) {
+  empty_folders f;
+  cache_off_beside_empty_folders(&f);
   job j = {.spec = test_name_device(_i), .program = true, .fill = true};
   run_in_child(&j, "built a program with the cache off");
   run_in_child(&j, "built a program with the cache off again");
-  ck_assert_msg(count_entries(home, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in $HOME", test_name_device(_i));
-  ck_assert_msg(count_entries(xdg, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in $XDG_CACHE_HOME",
-                test_name_device(_i));
-  ck_assert_msg(count_entries(cwd, NULL, 0) == 0, "%s: ANYGPU_CACHE_DIR=off wrote in the working folder",
-                test_name_device(_i));
+  check_still_empty(&f, _i);
 }
 END_TEST
 
@@ -554,6 +696,178 @@ START_TEST(built_in_kernels_go_through_the_cache) {
 }
 END_TEST
 
+/* ---- FFTW's wisdom (host) -------------------------------------------------------------------- */
+
+/* The one wisdom file of precision @p precision ("f64" or "f32") in @p dir, into @p path;
+   asserts that there is exactly one. */
+static void find_wisdom(const char *dir, const char *precision, char *path, size_t size, const char *when) {
+  char prefix[32];
+  snprintf(prefix, sizeof prefix, "fftw-wisdom-%s-", precision);
+  DIR *d = opendir(dir);
+  ck_assert_msg(d != NULL, "%s: %s: opendir(%s): %s", test_label(), when, dir, strerror(errno));
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL)
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+      snprintf(path, size, "%s/%s", dir, e->d_name);
+      n++;
+    }
+  closedir(d);
+  ck_assert_msg(n == 1, "%s: %s: %d files named %s* in the cache, expected 1", test_label(), when, n, prefix);
+}
+
+/* Asserts that the cache file @p path holds FFTW's wisdom: its key names FFTW and the thread
+   count, and its payload is FFTW's text, NUL-terminated. */
+static void check_wisdom_file(const char *path) {
+  size_t size;
+  unsigned char *data = read_file(path, &size);
+  uint64_t klen, plen;
+  memcpy(&klen, data + 8, 8);
+  ck_assert_uint_lt(16 + klen + 16, size);
+  char *key = strndup((const char *)data + 16, (size_t)klen);
+  ck_assert_msg(strstr(key, "fftw-3.") != NULL && strstr(key, "\nthreads ") != NULL,
+                "%s: the key of %s names neither FFTW's version nor the thread count: \"%s\"", test_label(), path,
+                key);
+  free(key);
+  memcpy(&plen, data + 16 + klen, 8);
+  const char *text = (const char *)data + 16 + klen + 16;
+  ck_assert_msg(plen > 8 && strncmp(text, "(fftw-3.", 8) == 0 && text[plen - 1] == '\0' && strlen(text) == plen - 1,
+                "%s: %s does not hold FFTW's wisdom text", test_label(), path);
+  free(data);
+}
+
+START_TEST(transforms_leave_fftw_wisdom_that_later_processes_load) {
+  char dir[600], f64[900], f32[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(_i), .ffts = FFT_2D_C128 | FFT_1D_C64};
+  run_in_child(&j, "ran a double and a single precision transform");
+  check_files(dir, 2, "after transforms in both precisions");
+  find_wisdom(dir, "f64", f64, sizeof f64, "after the first transforms");
+  find_wisdom(dir, "f32", f32, sizeof f32, "after the first transforms");
+  check_wisdom_file(f64);
+  check_wisdom_file(f32);
+  file_id id64 = identify(f64), id32 = identify(f32);
+  /* Planned from the wisdom, the same transforms measure nothing, so nothing is written. */
+  run_in_child(&j, "ran the same transforms in a new process");
+  run_in_child(&j, "ran the same transforms in a third process");
+  check_files(dir, 2, "after the same transforms again");
+  ck_assert_msg(same_file(identify(f64), id64) && same_file(identify(f32), id32),
+                "%s: a process that found the wisdom rewrote it", test_name_device(_i));
+}
+END_TEST
+
+/* Compares the outputs the children saved under @p a and @p b, byte for byte. */
+static void check_same_outputs(const char *a, const char *b, const char *what) {
+  for (int k = 0; k < FFT_CASES; k++) {
+    char pa[700], pb[700];
+    snprintf(pa, sizeof pa, "%s.%d", a, k);
+    snprintf(pb, sizeof pb, "%s.%d", b, k);
+    size_t na, nb;
+    unsigned char *da = read_file(pa, &na), *db = read_file(pb, &nb);
+    ck_assert_uint_eq(na, nb);
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s, transform %d (%s)", what, k, ref_name(fft_cases[k].dtype));
+    CHECK_BYTES(db, da, na, msg);
+    free(da);
+    free(db);
+  }
+}
+
+START_TEST(plans_from_wisdom_give_the_measuring_process_results) {
+  char dir[600], measured[700], loaded[700], again[700];
+  fresh_cache(dir, sizeof dir);
+  snprintf(measured, sizeof measured, "%s/measured", root);
+  snprintf(loaded, sizeof loaded, "%s/loaded", root);
+  snprintf(again, sizeof again, "%s/again", root);
+  job j = {.spec = test_name_device(_i), .ffts = FFT_2D_C128 | FFT_1D_C64 | FFT_1D_C128, .save = measured};
+  run_in_child(&j, "measured the plans of three transforms");
+  j.save = loaded;
+  run_in_child(&j, "planned three transforms from the wisdom");
+  j.save = again;
+  run_in_child(&j, "planned three transforms from the wisdom again");
+  /* The wisdom names the plans the first process measured, so later processes run the same
+     arithmetic in the same order. (Each child also checked its results against the naive
+     DFT.) */
+  check_same_outputs(measured, loaded, "a plan from the wisdom against the measured one");
+  check_same_outputs(measured, again, "a plan from the wisdom in a third process against the measured one");
+}
+END_TEST
+
+START_TEST(wisdom_of_several_processes_is_merged) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job frame = {.spec = test_name_device(_i), .ffts = FFT_2D_C128};
+  job rows = {.spec = test_name_device(_i), .ffts = FFT_1D_C128};
+  job both = {.spec = test_name_device(_i), .ffts = FFT_2D_C128 | FFT_1D_C128};
+  run_in_child(&frame, "ran a 2-D transform");
+  find_wisdom(dir, "f64", path, sizeof path, "after a 2-D transform");
+  file_id first = identify(path);
+  run_in_child(&rows, "ran a batch of 1-D transforms");
+  check_files(dir, 1, "after transforms of two shapes");
+  find_wisdom(dir, "f64", path, sizeof path, "after transforms of two shapes");
+  file_id second = identify(path);
+  ck_assert_msg(!same_file(second, first), "%s: a process that measured a new transform did not write its wisdom",
+                test_name_device(_i));
+  /* Had the second process dropped the first one's wisdom, this one would measure the 2-D
+     transform again and rewrite the file. */
+  run_in_child(&both, "ran both transforms");
+  ck_assert_msg(same_file(identify(path), second), "%s: the wisdom of the first process was lost by the second",
+                test_name_device(_i));
+}
+END_TEST
+
+/* Damages the double precision wisdom with @p damage, then checks that a new process still
+   computes the transform right (the child compares it with the naive DFT), replaces the file,
+   and that the process after it loads the new file. */
+static void check_wisdom_replaced(int i, void (*damage)(const char *path), const char *what) {
+  char dir[600], path[900];
+  fresh_cache(dir, sizeof dir);
+  job j = {.spec = test_name_device(i), .ffts = FFT_2D_C128};
+  run_in_child(&j, "ran a transform");
+  find_wisdom(dir, "f64", path, sizeof path, "after a transform");
+  damage(path);
+  file_id damaged = identify(path);
+  run_in_child(&j, what);
+  check_files(dir, 1, what);
+  find_wisdom(dir, "f64", path, sizeof path, what);
+  file_id replaced = identify(path);
+  ck_assert_msg(!same_file(replaced, damaged), "%s: %s: the damaged wisdom was not replaced", test_name_device(i),
+                what);
+  check_wisdom_file(path);
+  run_in_child(&j, "ran a transform with the replaced wisdom");
+  ck_assert_msg(same_file(identify(path), replaced), "%s: %s: the replaced wisdom was rewritten again",
+                test_name_device(i), what);
+}
+
+START_TEST(damaged_or_foreign_wisdom_is_ignored_and_replaced) {
+  static const struct {
+    void (*damage)(const char *path);
+    const char *what;
+  } cases[] = {
+      {truncate_half, "ran a transform with the wisdom cut in half"},
+      {flip_middle_byte, "ran a transform with a flipped byte in the wisdom"},
+      {empty_file, "ran a transform with an empty wisdom file"},
+      {garbage_payload, "ran a transform with well-framed garbage for wisdom"},
+      {unknown_solver, "ran a transform with wisdom naming a solver FFTW lacks"},
+      {foreign_key, "ran a transform with another machine's wisdom under the file's name"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    check_wisdom_replaced(_i, cases[k].damage, cases[k].what);
+    remove_root();
+  }
+}
+END_TEST
+
+START_TEST(cache_dir_off_keeps_fftw_wisdom_off_the_disk) {
+  empty_folders f;
+  cache_off_beside_empty_folders(&f);
+  job j = {.spec = test_name_device(_i), .ffts = FFT_2D_C128 | FFT_1D_C64 | FFT_1D_C128};
+  run_in_child(&j, "ran transforms with the cache off");
+  run_in_child(&j, "ran transforms with the cache off again");
+  check_still_empty(&f, _i);
+}
+END_TEST
+
 /* ag_kernel_cache_dir() reads the environment as the cache does, on every call. */
 START_TEST(the_cache_folder_is_named) {
   setenv("HOME", "/nonexistent/home", 1);
@@ -588,9 +902,19 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "without ANYGPU_CACHE_DIR the cache is in XDG_CACHE_HOME",
                   without_cache_dir_the_cache_is_in_xdg_cache_home);
   add_device_test(s, "built-in kernels go through the cache", built_in_kernels_go_through_the_cache);
-  /* The host compiles nothing, so it has no file to damage. */
-  if (strcmp(backend, "host") == 0)
+  /* The host compiles nothing, so it has no program file to damage; it keeps FFTW's wisdom. */
+  if (strcmp(backend, "host") == 0) {
+    add_device_test(s, "transforms leave FFTW's wisdom, which later processes load",
+                    transforms_leave_fftw_wisdom_that_later_processes_load);
+    add_device_test(s, "plans from FFTW's wisdom give the measuring process's results",
+                    plans_from_wisdom_give_the_measuring_process_results);
+    add_device_test(s, "the wisdom of several processes is merged", wisdom_of_several_processes_is_merged);
+    add_device_test(s, "damaged or foreign wisdom is ignored and replaced",
+                    damaged_or_foreign_wisdom_is_ignored_and_replaced);
+    add_device_test(s, "ANYGPU_CACHE_DIR=off keeps FFTW's wisdom off the disk",
+                    cache_dir_off_keeps_fftw_wisdom_off_the_disk);
     return;
+  }
   add_device_test(s, "a truncated file is rebuilt", a_truncated_file_is_rebuilt);
   add_device_test(s, "a corrupted file is rebuilt", a_corrupted_file_is_rebuilt);
   add_device_test(s, "a payload the driver rejects is rebuilt", a_payload_the_driver_rejects_is_rebuilt);

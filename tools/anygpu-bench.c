@@ -610,13 +610,16 @@ enum { R_GEMM, R_FFT2D, R_FFT1D };
 #define FFT1D_ELEMENTS ((size_t)1 << 22)
 
 /* Each row: one checked call and one warm-up call on each side, then rounds of one anygpu call
-   and one peer call, the row's max_rounds of them, or fewer once anygpu's measured time passes
-   LINALG_TIME_CAP_MS, but at least LINALG_MIN_ROUNDS (where max_rounds allows). Each side keeps
-   its best time. gemm-4096 in float64 takes seconds a call on a CPU, so it runs 2 rounds: eight
-   calls in all with the checked and warm-up calls of both sides. */
-#define LINALG_MAX_ROUNDS 10
-#define LINALG_MIN_ROUNDS 3
-#define LINALG_TIME_CAP_MS 3000.0
+   and one peer call (in turn each side goes first), the row's max_rounds of them, or fewer once
+   both sides' measured time passes LINALG_TIME_CAP_MS, but at least LINALG_MIN_ROUNDS (where
+   max_rounds allows). Each side keeps its best time. Short calls get many rounds: a row of ten
+   3-ms calls samples 30 ms of a shared machine, where one other process's time slice decides
+   the best; two hundred give each side its quiet moments. gemm-4096 in float64 takes seconds
+   a call on a CPU, so it runs 2 rounds: eight calls in all with the checked and warm-up calls
+   of both sides. */
+#define LINALG_MAX_ROUNDS 200
+#define LINALG_MIN_ROUNDS 10
+#define LINALG_TIME_CAP_MS 2000.0
 
 static const struct linalg_row {
   const char *name;
@@ -816,7 +819,9 @@ static int linalg_check(linalg *l, const char *when) {
 }
 
 /* "setup ROW" (anygpu) or "peer-setup ROW" (clFFT, on the arrays already set up): the checked
-   call and the warm-up call, then "ready"; "skip REASON" when the device cannot run the row. */
+   call and the warm-up call, then "ready MS" with the wall-clock time of the first call until
+   the queue had finished it (for an FFT its planning included); "skip REASON" when the device
+   cannot run the row. */
 static int linalg_setup(linalg *l, ag_device *dev, const char *name, bool f32, bool clfft) {
   const struct linalg_row *row = NULL;
   for (int r = 0; r < LINALG_COUNT; r++)
@@ -827,8 +832,12 @@ static int linalg_setup(linalg *l, ag_device *dev, const char *name, bool f32, b
     return 1;
   }
   ag_status st = clfft ? AG_OK : linalg_alloc(l, dev, row, f32);
+  double t0 = now_ms();
   if (st == AG_OK)
     st = linalg_call(l, clfft);
+  if (st == AG_OK)
+    st = ag_queue_finish(l->q);
+  double first = now_ms() - t0;
   if (st == AG_ERR_UNSUPPORTED) {
     printf("skip %s\n", ag_last_error());
     if (!clfft)
@@ -841,7 +850,7 @@ static int linalg_setup(linalg *l, ag_device *dev, const char *name, bool f32, b
     return 1;
   if (linalg_call(l, clfft) != AG_OK)
     return fail(name);
-  printf("ready\n");
+  printf("ready %.6f\n", first);
   return 0;
 }
 
@@ -984,13 +993,15 @@ static const char peer_script[] =
 
 /* The peer of the BLAS and FFT rows. argv: cpu|gpu dtype(float32|float64) FFT1D_ELEMENTS. After
    the prelude it prints "ready", then answers one line for each command: "setup ROW" builds the
-   row's inputs as the child does, runs a checked call and a warm-up call, "ready"; "round" runs
+   row's inputs as the child does, runs a checked call and a warm-up call, "ready MS" with the
+   wall-clock time of the first call (synchronized, on a GPU); "round" runs
    a timed call, "time MS"; "free" checks the last call's result and drops the arrays, "ok".
    Exits 1 with a message when a check fails. numpy.fft has no out=, so each FFT call allocates
    its result (numpy 1.x computes in complex128 whatever the input). */
 static const char linalg_peer_script[] =
     PEER_PRELUDE
     "import math, random\n"
+    "sync = xp.cuda.Device().synchronize if mode == 'gpu' else (lambda: None)\n"
     "real = xp.dtype(sys.argv[2])\n"
     "cplx = xp.dtype('complex64' if real == xp.float32 else 'complex128')\n"
     "eps, batched = float(xp.finfo(real).eps), int(sys.argv[3])\n"
@@ -1038,8 +1049,9 @@ static const char linalg_peer_script[] =
     "        name = cmd[1]\n"
     "        kind, n = name.rsplit('-', 1)\n"
     "        run, check = gemm(int(n)) if kind == 'gemm' else fft(int(n), kind == 'fft2d')\n"
-    "        run(); check('first call'); run()\n"
-    "        print('ready', flush=True)\n"
+    "        t0 = time.perf_counter(); run(); sync(); first = (time.perf_counter() - t0) * 1e3\n"
+    "        check('first call'); run()\n"
+    "        print('ready %.6f' % first, flush=True)\n"
     "    elif cmd[0] == 'round':\n"
     "        print('time %.6f' % timed(run), flush=True)\n"
     "    else:\n"
@@ -1295,11 +1307,33 @@ static double row_rate(const struct linalg_row *row, bool f32, double ms) {
   return isfinite(ms) ? work / (ms * 1e6) : 0;
 }
 
-/* Prints a row; "-" for a figure that is 0, and for the peer's where a peer is named. */
-static void print_linalg_row(const device_entry *d, const struct linalg_row *row, bool f32, bool csv, double value,
-                             const char *peer_name, double peer_value, int rounds) {
-  const char *unit = row->kind == R_GEMM ? "GFLOP/s" : "GB/s";
-  char v[32] = "-", pv[32] = "", ratio[32] = "", nr[16] = "";
+/* What a row measured on each side: the best rate (0 for none), the first call's time in ms
+   (infinite for none), the rounds. */
+typedef struct linalg_figures {
+  double value, first_ms;
+  const char *peer_name;
+  double peer_value, peer_first_ms;
+  int rounds;
+} linalg_figures;
+
+/* Prints a row; "-" for a figure that is 0, and for the peer's where a peer is named. In CSV a
+   second row, ROW-first-call, gives the first calls' times in ms, with the peer's time over
+   anygpu's as its ratio (above 1 anygpu is faster, as everywhere). */
+static void print_linalg_row(const device_entry *d, const struct linalg_row *row, bool f32, bool csv,
+                             linalg_figures f) {
+  const char *unit = row->kind == R_GEMM ? "GFLOP/s" : "GB/s", *peer_name = f.peer_name;
+  double value = f.value, peer_value = f.peer_value;
+  int rounds = f.rounds;
+  char v[32] = "-", pv[32] = "", ratio[32] = "", nr[16] = "", first[32] = "-", pfirst[32] = "", fratio[32] = "";
+  if (isfinite(f.first_ms))
+    snprintf(first, sizeof first, csv ? "%.3f" : "%.1f", f.first_ms);
+  if (peer_name[0])
+    snprintf(pfirst, sizeof pfirst, "-");
+  if (isfinite(f.peer_first_ms)) {
+    snprintf(pfirst, sizeof pfirst, csv ? "%.3f" : "%.1f", f.peer_first_ms);
+    if (isfinite(f.first_ms) && f.first_ms > 0)
+      snprintf(fratio, sizeof fratio, "%.3f", f.peer_first_ms / f.first_ms);
+  }
   if (value > 0)
     snprintf(v, sizeof v, csv ? "%.2f" : "%.1f", value);
   if (peer_name[0])
@@ -1311,11 +1345,17 @@ static void print_linalg_row(const device_entry *d, const struct linalg_row *row
   }
   if (rounds > 0)
     snprintf(nr, sizeof nr, "%d", rounds);
-  if (csv)
+  if (csv) {
     printf("%s,%s,%s,%zu,%s,%s,,%s,%s,%s\n", d->spec, row->name, row_dtype(row, f32), row_count(row) * row->n, v,
            unit, peer_value > 0 ? peer_name : pv, peer_value > 0 ? pv : "", ratio);
-  else
-    printf("  %-19s %9s %-8s %-7s %10s %8s %6s\n", row->name, v, unit, peer_name, pv, ratio, nr);
+    if (isfinite(f.first_ms))
+      printf("%s,%s-first-call,%s,%zu,%s,ms,,%s,%s,%s\n", d->spec, row->name, row_dtype(row, f32),
+             row_count(row) * row->n, first, isfinite(f.peer_first_ms) ? peer_name : pfirst,
+             isfinite(f.peer_first_ms) ? pfirst : "", fratio);
+  } else {
+    printf("  %-19s %9s %-8s %-7s %10s %8s %6s %10s %10s\n", row->name, v, unit, peer_name, pv, ratio, nr, first,
+           pfirst);
+  }
   fflush(stdout);
 }
 
@@ -1363,7 +1403,8 @@ static int linalg_device(const char *self, const device_entry *d, bool f32, unsi
     printf("\n%s: %s (%s, %.2f GiB); BLAS %s, FFT %s; %s and %s\n", d->spec, d->name, d->type,
            (double)d->memory / (1024.0 * 1024 * 1024), blas, fft, f32 ? "float32" : "float64",
            f32 ? "complex64" : "complex128");
-    printf("  %-19s %9s %-8s %-7s %10s %8s %6s\n", "row", "value", "unit", "peer", "peer value", "ratio", "rounds");
+    printf("  %-19s %9s %-8s %-7s %10s %8s %6s %10s %10s\n", "row", "value", "unit", "peer", "peer value", "ratio",
+           "rounds", "first ms", "peer first");
   }
   int rc = 0;
   for (int r = 0; r < LINALG_COUNT && rc == 0; r++) {
@@ -1372,14 +1413,15 @@ static int linalg_device(const char *self, const device_entry *d, bool f32, unsi
       continue;
     char cmd[64], peer_name[16] = "";
     snprintf(cmd, sizeof cmd, "setup %s", row->name);
+    double first = INFINITY, peer_first = INFINITY;
     if (coproc_ask(&child, cmd, line, sizeof line) == NULL ||
-        (strcmp(line, "ready") != 0 && strncmp(line, "skip ", 5) != 0)) {
+        (sscanf(line, "ready %lf", &first) != 1 && strncmp(line, "skip ", 5) != 0)) {
       rc = 1;
       break;
     }
     if (strncmp(line, "skip ", 5) == 0) {
       fprintf(stderr, "anygpu-bench: %s on %s: %s\n", row->name, d->spec, line + 5);
-      print_linalg_row(d, row, f32, csv, 0, "", 0, 0);
+      print_linalg_row(d, row, f32, csv, (linalg_figures){0, INFINITY, "", 0, INFINITY, 0});
       continue;
     }
     side me = {&child, ""}, peer = {NULL, ""};
@@ -1403,23 +1445,29 @@ static int linalg_device(const char *self, const device_entry *d, bool f32, unsi
     if (peer.c != NULL && !lost && strncmp(line, "skip ", 5) == 0) {
       fprintf(stderr, "anygpu-bench: %s on %s, the %s peer: %s\n", row->name, d->spec, peer_name, line + 5);
       peer.c = NULL;
-    } else if (peer.c != NULL && !lost && strcmp(line, "ready") != 0) {
+    } else if (peer.c != NULL && !lost && sscanf(line, "ready %lf", &peer_first) != 1) {
       lost = true;
     }
     double best = INFINITY, peer_best = INFINITY, spent = 0, ms;
     int rounds = 0;
     while (rounds < row->max_rounds && (rounds < LINALG_MIN_ROUNDS || spent < LINALG_TIME_CAP_MS)) {
-      if (side_time(&me, line, sizeof line, &ms) != 0) {
-        rc = 1;
+      /* Each side in turn goes first, so neither always follows the other's call (and the
+         threads it leaves spinning for a while after it, as OpenBLAS's do). */
+      for (int turn = 0; turn < 2 && rc == 0; turn++) {
+        if ((turn == 0) == (rounds % 2 == 0)) {
+          if (side_time(&me, line, sizeof line, &ms) != 0)
+            rc = 1;
+          else
+            best = fmin(best, ms), spent += ms;
+        } else if (peer.c != NULL && !lost) {
+          if (side_time(&peer, line, sizeof line, &ms) != 0)
+            lost = true;
+          else
+            peer_best = fmin(peer_best, ms), spent += ms;
+        }
+      }
+      if (rc != 0)
         break;
-      }
-      best = fmin(best, ms), spent += ms;
-      if (peer.c != NULL && !lost) {
-        if (side_time(&peer, line, sizeof line, &ms) != 0)
-          lost = true;
-        else
-          peer_best = fmin(peer_best, ms);
-      }
       rounds++;
     }
     /* Both check the result of their last call. */
@@ -1433,11 +1481,14 @@ static int linalg_device(const char *self, const device_entry *d, bool f32, unsi
       fprintf(stderr, "anygpu-bench: the %s peer failed in %s (exit status %d); its rows show \"-\"\n", py_name,
               row->name, coproc_end(&py));
       py_on = false;
-      peer_best = INFINITY;
+      peer_best = peer_first = INFINITY;
     }
+    if (peer.c == NULL)
+      peer_first = INFINITY;
     if (rc == 0)
-      print_linalg_row(d, row, f32, csv, row_rate(row, f32, best), peer_name, row_rate(row, f32, peer_best),
-                       rounds);
+      print_linalg_row(d, row, f32, csv,
+                       (linalg_figures){row_rate(row, f32, best), first, peer_name, row_rate(row, f32, peer_best),
+                                        peer_first, rounds});
   }
   int code = coproc_end(&child);
   if (rc != 0 || code != 0) {
@@ -1480,17 +1531,20 @@ static void print_footer(const totals *tot) {
            "  element size / time (each element read once and written once), GB = 1e9 bytes. The\n"
            "  input is a complex exponential whose transform is one peak; every bin is checked.\n"
            "rounds: after one checked call and one warm-up call on each side, anygpu's and the peer's\n"
-           "  calls alternate, at most %d rounds (fewer for gemm-4096), fewer once anygpu's measured\n"
-           "  time passes %.0f s but at least %d; each side's best time. anygpu is timed with\n"
-           "  ag_event_record/ag_event_elapsed_ms, which bracket the call on the queue also where the\n"
-           "  BLAS runs on the host inside it (OpenBLAS on mapped buffers); the host clock around\n"
-           "  ag_queue_finish where the driver gives no timestamps.\n"
+           "  calls alternate, each side first in turn, at most %d rounds (2 for gemm-4096), fewer\n"
+           "  once both sides' measured time passes %.0f s but at least %d; each side's best time.\n"
+           "  anygpu is timed with ag_event_record/ag_event_elapsed_ms, which bracket the call on\n"
+           "  the queue also where the BLAS runs on the host inside it (OpenBLAS on mapped buffers);\n"
+           "  the host clock around ag_queue_finish where the driver gives no timestamps.\n"
            "peer: gemm np.matmul(a, b, out=c) (numpy's OpenBLAS) on CPU devices, CuPy's matmul on\n"
            "  GPUs; FFT numpy.fft.fft2 and numpy.fft.fft(x, axis=-1) on CPU devices (no out=, and\n"
            "  complex128 inside whatever the dtype), cupy.fft on GPUs, and on OpenCL CPU devices\n"
            "  anygpu itself through clFFT (ANYGPU_OPENCL_FFT=clfft) against its default provider.\n"
            "  numpy is timed with time.perf_counter, CuPy with CUDA events; each peer checks its\n"
-           "  results the same way. \"-\" where there is no figure (the reason is on stderr).\n",
+           "  results the same way. \"-\" where there is no figure (the reason is on stderr).\n"
+           "first ms, peer first: each side's first call of the row in its process, wall clock until\n"
+           "  finished, in ms: for an FFT the plan is made in it (the host's FFTW plans come from the\n"
+           "  wisdom in the cache folder, ANYGPU_CACHE_DIR, when an earlier process left it there).\n",
            FFT1D_ELEMENTS, LINALG_MAX_ROUNDS, LINALG_TIME_CAP_MS * 1e-3, LINALG_MIN_ROUNDS);
   if (tot->peer[0] || tot->peer[1] || tot->any_linalg)
     printf("ratio: anygpu's figure / the peer's; above 1 anygpu is faster.\n");

@@ -29,11 +29,12 @@ static const struct {
 } env_vars[] = {
     {"ANYGPU_DEVICE", "device spec of ag_device_select(NULL); default auto"},
     {"ANYGPU_LOG", "error|warn|info|debug: library log on stderr; default silent"},
-    {"ANYGPU_CACHE_DIR", "folder of compiled kernels; off turns the cache off"},
+    {"ANYGPU_CACHE_DIR", "folder of compiled kernels and FFTW wisdom; off turns the cache off"},
     {"ANYGPU_POOL", "0 turns the device memory pool off"},
     {"ANYGPU_BACKEND_PATH", "folders searched first for backend modules"},
     {"ANYGPU_OPENCL_FFT", "FFT library of the OpenCL backend: vkfft (default) or clfft"},
     {"ANYGPU_OPENCL_BLAS", "BLAS of CPU OpenCL devices: openblas (default, mapped) or clblast"},
+    {"ANYGPU_FFTW_PLANNER", "how hard the host's FFTW plans: measure (default), patient, exhaustive, estimate"},
 };
 enum { NENV = sizeof env_vars / sizeof env_vars[0] };
 

@@ -48,15 +48,16 @@ static int host_threads(void) {
 #endif
 }
 
-/* Copies a "key : value" field of /proc/cpuinfo. */
-static void cpuinfo_field(const char *field, char *out, size_t size) {
+void ag__host_cpuinfo(const char *field, char *out, size_t size) {
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (f == NULL)
     return;
-  char line[512];
+  /* Long enough for the flags line, so that the rest of a line is never read as another. */
+  char line[8192];
   size_t n = strlen(field);
   while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, field, n) != 0)
+    /* "model" must not match "model name". */
+    if (strncmp(line, field, n) != 0 || (line[n] != ' ' && line[n] != '\t' && line[n] != ':'))
       continue;
     char *colon = strchr(line, ':');
     if (colon == NULL)
@@ -84,9 +85,9 @@ static ag_status host_device_open(int index, ag__bdevice **dev, ag_device_info *
   (void)index;
   info->type = AG_DEVICE_CPU;
   snprintf(info->name, sizeof info->name, "host CPU");
-  cpuinfo_field("model name", info->name, sizeof info->name);
+  ag__host_cpuinfo("model name", info->name, sizeof info->name);
   snprintf(info->vendor, sizeof info->vendor, "unknown");
-  cpuinfo_field("vendor_id", info->vendor, sizeof info->vendor);
+  ag__host_cpuinfo("vendor_id", info->vendor, sizeof info->vendor);
   snprintf(info->platform, sizeof info->platform, "host");
 #ifdef _OPENMP
   snprintf(info->driver_version, sizeof info->driver_version, "anygpu %s, OpenMP %d", AG_VERSION_STRING,

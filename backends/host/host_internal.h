@@ -7,6 +7,10 @@
 /* The core's services, as handed to the host backend's probe. */
 const ag__core_services *ag__host_core(void);
 
+/* Copies the value of the first "field : value" line of /proc/cpuinfo named @p field into
+   @p out; leaves @p out alone when there is none (host.c). */
+void ag__host_cpuinfo(const char *field, char *out, size_t size);
+
 /* OpenBLAS over host memory (blas.c). */
 extern const ag__blas_ops ag__host_blas_ops;
 
