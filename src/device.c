@@ -1,4 +1,5 @@
-/* src/device.c — device lookup by index and by spec string, and device descriptions. */
+/* src/device.c — device lookup by index and by spec string, device descriptions, and what a
+   device keeps that ag_device_trim frees. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -237,4 +238,19 @@ ag_status ag_device_select(const char *text, ag_device **dev) {
   describe_present(present, sizeof present);
   return ag__error(AG_ERR_NO_DEVICE, "%s: no device matches \"%s\" (from %s); %s", fn, trimmed, source,
                    present);
+}
+
+ag_status ag_device_trim(ag_device *dev) {
+  AG__CHECK_NOT_NULL("ag_device_trim", dev);
+  ag__fft_trim(dev); /* before the pool: plans may hold buffers of their own */
+  ag__pool_trim(dev);
+  return AG_OK;
+}
+
+ag_status ag_device_pool_stats(const ag_device *dev, ag_pool_stats *stats) {
+  AG__CHECK_NOT_NULL("ag_device_pool_stats", stats);
+  memset(stats, 0, sizeof *stats);
+  AG__CHECK_NOT_NULL("ag_device_pool_stats", dev);
+  ag__pool_stats((ag_device *)dev, stats);
+  return AG_OK;
 }

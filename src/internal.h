@@ -56,7 +56,7 @@ struct ag_buffer {
 struct ag_program {
   ag_device *dev;
   ag__bprogram *bp;
-  atomic_int kernels;          /* live kernels; a program with kernels is not destroyed */
+  atomic_int refs; /* the caller's reference until ag_program_destroy, and one per live kernel */
 };
 
 struct ag_kernel {
@@ -108,7 +108,8 @@ uint64_t ag__loop_items(const ag_device *dev, uint64_t steps);
 void *ag__cache_blob_read(const char *name, const char *key, size_t *size);
 void ag__cache_blob_write(const char *name, const char *key, const void *data, size_t size);
 
-/* src/program.c: launch with arguments already resolved to backend handles. */
+/* src/launch.c: a launch with arguments already resolved to backend handles, its range
+   checked against the kernel's limit @p max_wg first. */
 ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,
                              size_t max_wg, const ag_range *range, size_t nargs,
                              const ag__karg *args);

@@ -19,6 +19,39 @@ uint64_t ag__loop_items(const ag_device *dev, uint64_t steps) {
   return limit == 0 ? 1 : (steps + limit - 1) / limit;
 }
 
+/* Checks a launch's range against the kernel's limit, then enqueues it: every launch, the
+   user's (ag_kernel_launch) and the built-in ones, goes through here. */
+ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,
+                             size_t max_wg, const ag_range *range, size_t nargs,
+                             const ag__karg *args) {
+  if (range->dims < 1 || range->dims > 3)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->dims is %u, not 1, 2 or 3", fn, range->dims);
+  size_t group = 1;
+  bool any_local = false, all_local = true;
+  for (unsigned d = 0; d < range->dims; d++) {
+    if (range->global[d] == 0)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->global[%u] is 0", fn, d);
+    if (range->global[d] > ((size_t)1 << 40))
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->global[%u] is %zu, beyond 2^40", fn, d,
+                       range->global[d]);
+    any_local |= range->local[d] != 0;
+    all_local &= range->local[d] != 0;
+    if (range->local[d] != 0) {
+      if (range->local[d] > max_wg)
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local[%u] is %zu, above this kernel's limit of %zu on %s",
+                         fn, d, range->local[d], max_wg, dev->info.spec);
+      group *= range->local[d];
+    }
+  }
+  if (any_local && !all_local)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local must be all zero or all nonzero in the %u used dimensions",
+                     fn, range->dims);
+  if (group > max_wg)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local asks a work-group of %zu items, above this kernel's limit of %zu on %s",
+                     fn, group, max_wg, dev->info.spec);
+  return ag__prefix(dev->be->kernel_launch(q->bq, bk, range, nargs, args), fn);
+}
+
 static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r, uint64_t *chunk) {
   memset(r, 0, sizeof *r);
   r->dims = 1;

@@ -169,22 +169,14 @@ void ag__pool_free(ag_device *dev, ag__bmem *mem, size_t capacity, ag__bevent *r
   }
 }
 
-ag_status ag_device_trim(ag_device *dev) {
-  AG__CHECK_NOT_NULL("ag_device_trim", dev);
-  ag__fft_trim(dev); /* before the pool: plans may hold buffers of their own */
+void ag__pool_trim(ag_device *dev) {
   pthread_mutex_lock(&dev->pool.lock);
   trim_locked(dev);
   pthread_mutex_unlock(&dev->pool.lock);
-  return AG_OK;
 }
 
-ag_status ag_device_pool_stats(const ag_device *dev, ag_pool_stats *stats) {
-  AG__CHECK_NOT_NULL("ag_device_pool_stats", stats);
-  memset(stats, 0, sizeof *stats);
-  AG__CHECK_NOT_NULL("ag_device_pool_stats", dev);
-  ag_device *d = (ag_device *)dev;
-  pthread_mutex_lock(&d->pool.lock);
-  *stats = d->pool.stats;
-  pthread_mutex_unlock(&d->pool.lock);
-  return AG_OK;
+void ag__pool_stats(ag_device *dev, ag_pool_stats *stats) {
+  pthread_mutex_lock(&dev->pool.lock);
+  *stats = dev->pool.stats;
+  pthread_mutex_unlock(&dev->pool.lock);
 }

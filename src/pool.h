@@ -37,5 +37,9 @@ ag_status ag__pool_alloc(struct ag_device *dev, size_t bytes, ag__bmem **mem, si
    Without @p keep, the block goes straight back to the driver. */
 void ag__pool_free(struct ag_device *dev, ag__bmem *mem, size_t capacity, ag__bevent *ready,
                    bool keep);
+/* Frees every cached block (the pool's half of ag_device_trim). Any thread. */
+void ag__pool_trim(struct ag_device *dev);
+/* A copy of the pool's counters, taken under its lock. Any thread. */
+void ag__pool_stats(struct ag_device *dev, ag_pool_stats *stats);
 
 #endif

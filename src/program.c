@@ -48,21 +48,22 @@ ag_status ag_program_create(ag_device *dev, const ag_program_desc *desc, ag_prog
     return ag__prefix(st, fn);
   }
   p->dev = dev;
-  atomic_init(&p->kernels, 0);
+  atomic_init(&p->refs, 1);
   *prog = p;
   return AG_OK;
 }
 
-void ag_program_destroy(ag_program *prog) {
-  if (prog == NULL)
-    return;
-  if (atomic_load(&prog->kernels) != 0) {
-    ag__error(AG_ERR_INVALID_ARGUMENT, "ag_program_destroy: %d kernels of this program are still alive",
-              atomic_load(&prog->kernels));
-    return;
+/* Drops one reference; the last frees the program. */
+static void program_unref(ag_program *prog) {
+  if (atomic_fetch_sub(&prog->refs, 1) == 1) {
+    prog->dev->be->program_release(prog->bp);
+    free(prog);
   }
-  prog->dev->be->program_release(prog->bp);
-  free(prog);
+}
+
+void ag_program_destroy(ag_program *prog) {
+  if (prog != NULL)
+    program_unref(prog);
 }
 
 ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k) {
@@ -83,7 +84,7 @@ ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k) {
   kk->prog = prog;
   kk->max_work_group = prog->dev->be->kernel_max_work_group(kk->bk);
   memcpy(kk->name, name, len + 1);
-  atomic_fetch_add(&prog->kernels, 1);
+  atomic_fetch_add(&prog->refs, 1);
   *k = kk;
   return AG_OK;
 }
@@ -94,39 +95,8 @@ void ag_kernel_destroy(ag_kernel *k) {
   if (k == NULL)
     return;
   k->prog->dev->be->kernel_release(k->bk);
-  atomic_fetch_sub(&k->prog->kernels, 1);
+  program_unref(k->prog);
   free(k);
-}
-
-ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,
-                             size_t max_wg, const ag_range *range, size_t nargs,
-                             const ag__karg *args) {
-  if (range->dims < 1 || range->dims > 3)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->dims is %u, not 1, 2 or 3", fn, range->dims);
-  size_t group = 1;
-  bool any_local = false, all_local = true;
-  for (unsigned d = 0; d < range->dims; d++) {
-    if (range->global[d] == 0)
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->global[%u] is 0", fn, d);
-    if (range->global[d] > ((size_t)1 << 40))
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->global[%u] is %zu, beyond 2^40", fn, d,
-                       range->global[d]);
-    any_local |= range->local[d] != 0;
-    all_local &= range->local[d] != 0;
-    if (range->local[d] != 0) {
-      if (range->local[d] > max_wg)
-        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local[%u] is %zu, above this kernel's limit of %zu on %s",
-                         fn, d, range->local[d], max_wg, dev->info.spec);
-      group *= range->local[d];
-    }
-  }
-  if (any_local && !all_local)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local must be all zero or all nonzero in the %u used dimensions",
-                     fn, range->dims);
-  if (group > max_wg)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: range->local asks a work-group of %zu items, above this kernel's limit of %zu on %s",
-                     fn, group, max_wg, dev->info.spec);
-  return ag__prefix(dev->be->kernel_launch(q->bq, bk, range, nargs, args), fn);
 }
 
 ag_status ag_kernel_launch(ag_queue *q, ag_kernel *k, const ag_range *range, size_t nargs,

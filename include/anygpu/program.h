@@ -54,14 +54,18 @@ AG_API ag_status ag_program_create(ag_device *dev, const ag_program_desc *desc,
     stays valid until its next call of this function. */
 AG_API const char *ag_kernel_cache_dir(void);
 
-/** Frees a program. Its kernels must have been freed. NULL is a no-op. */
+/** Lets go of a program. Its kernels hold it, as views hold their storage: the program is
+    freed once this has been called and its last kernel destroyed, in either order, so
+    kernels got from it keep working after this call. NULL is a no-op. Thread-safe, once per
+    program. */
 AG_API void ag_program_destroy(ag_program *prog);
 
 /** The kernel @p name of @p prog. AG_ERR_INVALID_ARGUMENT when there is none of that name.
     Free it with ag_kernel_destroy(). */
 AG_API ag_status ag_kernel_get(ag_program *prog, const char *name, ag_kernel **k);
 
-/** Frees a kernel. NULL is a no-op. */
+/** Frees a kernel, and its program if the program was destroyed and this was its last
+    kernel. NULL is a no-op. Thread-safe, once per kernel, after its last launch is enqueued. */
 AG_API void ag_kernel_destroy(ag_kernel *k);
 
 /** The largest work-group @p k may be launched with on its device (product of local[]):
