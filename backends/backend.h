@@ -20,7 +20,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 4
+#define AG__BACKEND_ABI 5
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -163,6 +163,28 @@ typedef struct ag__core_services {
   void (*cache_write)(const char *name, const char *key, const void *data, size_t size);
 } ag__core_services;
 
+/* How the core cuts the launches of its built-in kernels on a device (src/launch.c,
+   src/reduce.c), chosen by the backend for each device. */
+typedef enum ag__launch_style {
+  /* One work-item per element and no work-groups: the backend itself hands each thread a few
+     long stretches (the host, whose compiler vectorises them). */
+  AG__LAUNCH_ITEMS,
+  /* Few, large work-groups whose work-items each stream through a contiguous chunk: devices
+     that run a work-group's items as a loop on one core (CPU OpenCL drivers). */
+  AG__LAUNCH_CHUNKS,
+  /* Work-groups of up to 256, enough to fill the device several times over, and grid-stride
+     loops of one element a step, so neighbouring work-items touch neighbouring addresses. */
+  AG__LAUNCH_GRID,
+} ag__launch_style;
+
+/* What the core must know of a device to shape its work, from device_traits. */
+typedef struct ag__device_traits {
+  ag__launch_style launch;
+  /* Array copies (ag_copy) run the built-in copy kernel rather than mem_copy, which on this
+     device is slower than a kernel on every core. */
+  bool copy_kernel;
+} ag__device_traits;
+
 typedef struct ag__backend {
   unsigned abi;         /* AG__BACKEND_ABI */
   const char *name;     /* "host", "opencl", "cuda": the spec prefix */
@@ -181,6 +203,9 @@ typedef struct ag__backend {
      under the registry's lock; the device stays open for the life of the process. The core
      fills info->backend and info->spec; the backend fills the rest. Required. */
   ag_status (*device_open)(int index, ag__bdevice **dev, ag_device_info *info);
+  /* How the core shapes work on @p dev (ag__device_traits). Called once, after device_open,
+     under the registry's lock. Required. */
+  void (*device_traits)(ag__bdevice *dev, ag__device_traits *traits);
 
   /* ---- queues and events ---------------------------------------------------------------- */
 
@@ -284,6 +309,10 @@ typedef struct ag__backend {
      NULL when unavailable, with a reason through core->error (AG_ERR_UNSUPPORTED for an
      unknown name). Called once per device and provider, under the device lock. Optional. */
   const ag__fft_ops *(*fft)(ag__bdevice *dev, const char *provider);
+  /* The environment variable that names the provider fft() is asked for on this backend's
+     devices ("ANYGPU_OPENCL_FFT"), read by the core at every transform; NULL: the default
+     always. */
+  const char *fft_env;
 } ag__backend;
 
 /* A module (anygpu-opencl.so, anygpu-cuda.so) exports this one symbol. */

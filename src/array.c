@@ -349,11 +349,9 @@ ag_status ag_copy(ag_queue *q, const ag_array *x, ag_array *out) {
     if (xo < oo + n && oo < xo + n)
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x and out overlap in one buffer", fn);
   }
-  /* On CPU OpenCL devices (pocl) the copy kernel streams through memory on every core, where
-     the driver's clEnqueueCopyBuffer reached about half that; GPUs and the host do best with
-     their own copy. */
-  if (x->dev->be->dialect == AG__DIALECT_OPENCL && x->dev->info.type == AG_DEVICE_CPU &&
-      ag__check_fp64(fn, x->dev, x->dtype) == AG_OK) {
+  /* Where the backend says its own copy is the slower (ag__device_traits.copy_kernel), the
+     copy kernel streams through memory on every core. */
+  if (x->dev->traits.copy_kernel && ag__check_fp64(fn, x->dev, x->dtype) == AG_OK) {
     char name[64];
     snprintf(name, sizeof name, "ag_astype_%s_%s", ag_dtype_name(x->dtype), ag_dtype_name(x->dtype));
     ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out)};

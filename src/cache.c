@@ -167,7 +167,7 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
   const ag__backend *be = dev->be;
   char dir[1024];
   cache_dir(dir, sizeof dir);
-  bool cached = be->program_binary != NULL && be->dialect != AG__DIALECT_HOST && dir[0] != '\0';
+  bool cached = be->program_binary != NULL && dir[0] != '\0';
   char *key = NULL;
   char path[1200];
   if (cached && (key = make_key(dev, source, options)) != NULL) {

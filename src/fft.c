@@ -34,11 +34,12 @@ struct ag__fft_cache {
   fft_plan *plans;
 };
 
-/* The provider name this device's backend is asked for: ANYGPU_OPENCL_FFT on OpenCL. */
+/* The provider name this device's backend is asked for: the backend's variable
+   (ANYGPU_OPENCL_FFT), read at every call. */
 static const char *provider_wanted(const ag_device *dev) {
-  if (strcmp(dev->info.backend, "opencl") != 0)
+  if (dev->be->fft_env == NULL)
     return NULL;
-  const char *v = getenv("ANYGPU_OPENCL_FFT");
+  const char *v = getenv(dev->be->fft_env);
   return v != NULL && *v != '\0' ? v : NULL;
 }
 

@@ -17,6 +17,7 @@ struct ag_device {
   const ag__backend *be;
   ag__bdevice *bdev;
   ag_device_info info;
+  ag__device_traits traits;    /* from the backend's device_traits */
   int index;                   /* position in enumeration order */
   pthread_mutex_t lock;        /* guards builtins */
   ag__builtin_slot builtins[AG__FAMILY_COUNT][AG__VARIANTS];

@@ -5,15 +5,6 @@
 
 #include "array.h"
 
-/* How an elementwise launch is cut, per kind of device:
-   - the host backend: one work-item per element; the host backend hands each thread a few
-     long stretches (backends/host/host.c), which the compiler vectorises;
-   - CPU OpenCL devices (pocl): few, large work-groups whose work-items each stream through
-     a contiguous chunk; pocl runs a work-group's items as a loop on one core, so contiguous
-     chunks keep each core on its own stretch of memory;
-   - GPUs: work-groups of 256, enough groups to fill the device several times over, and a
-     grid-stride loop of one element per step, so neighbouring work-items touch neighbouring
-     addresses (coalesced). */
 uint64_t ag__loop_items(const ag_device *dev, uint64_t steps) {
   uint64_t limit = dev->info.max_loop_iterations;
   return limit == 0 ? 1 : (steps + limit - 1) / limit;
@@ -52,17 +43,21 @@ ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bk
   return ag__prefix(dev->be->kernel_launch(q->bq, bk, range, nargs, args), fn);
 }
 
+/* How an elementwise launch is cut, in the style the backend chose for the device
+   (ag__launch_style in backends/backend.h): one work-item per element; few, large
+   work-groups of long chunks; or work-groups of 256 filling the device with a grid-stride
+   loop. */
 static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r, uint64_t *chunk) {
   memset(r, 0, sizeof *r);
   r->dims = 1;
   uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
   uint64_t limit = dev->info.max_loop_iterations;
-  if (dev->be->dialect == AG__DIALECT_HOST) {
+  if (dev->traits.launch == AG__LAUNCH_ITEMS) {
     *chunk = 1;
     r->global[0] = n;
     return;
   }
-  if (dev->info.type == AG_DEVICE_CPU) {
+  if (dev->traits.launch == AG__LAUNCH_CHUNKS) {
     uint64_t wg = max_wg < 16 ? max_wg : 16;
     uint64_t items = units * 4 * wg;
     *chunk = (n + items - 1) / items;

@@ -66,7 +66,7 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 /* GPUs read long contiguous rows a work-group per stretch (_rows); everything else one
    work-item per stretch (_cols). */
 static bool use_rows(const ag_device *dev, uint64_t len, uint64_t inner) {
-  return dev->be->dialect != AG__DIALECT_HOST && dev->info.type != AG_DEVICE_CPU && inner == 1 && len >= 1024;
+  return dev->traits.launch == AG__LAUNCH_GRID && inner == 1 && len >= 1024;
 }
 
 /* @p max_wg is the limit of the kernel the plan launches first. */
@@ -84,13 +84,14 @@ static void make_plan(const ag_device *dev, size_t max_wg, uint64_t outer, uint6
     wg /= 2;
   uint64_t limit = dev->info.max_loop_iterations;
   uint64_t least_parts = limit == 0 ? 1 : ceil_div(len, limit * (p->rows ? wg : 256));
-  if (dev->be->dialect == AG__DIALECT_HOST || dev->info.type == AG_DEVICE_CPU) {
+  if (dev->traits.launch != AG__LAUNCH_GRID) {
     /* CPUs: one sequential pass per work-item; enough items to keep every core busy, each
        with a long stretch (at least 4096 elements). */
-    uint64_t tasks = units * (dev->be->dialect == AG__DIALECT_HOST ? 4 : 16);
+    bool items = dev->traits.launch == AG__LAUNCH_ITEMS;
+    uint64_t tasks = units * (items ? 4 : 16);
     p->parts = outputs >= tasks ? 1 : min_u64(ceil_div(tasks, outputs), len / 4096 > 0 ? len / 4096 : 1);
     p->parts = max_u64(p->parts, least_parts);
-    uint64_t cpu_wg = dev->be->dialect == AG__DIALECT_HOST ? 0 : min_u64(16, max_wg);
+    uint64_t cpu_wg = items ? 0 : min_u64(16, max_wg);
     p->range.global[0] = outputs * p->parts;
     p->range.local[0] = cpu_wg;
     p->merge_range.global[0] = outputs;

@@ -212,6 +212,7 @@ static void registry_init(void) {
         free(dev);
         continue;
       }
+      b->be->device_traits(dev->bdev, &dev->traits);
       snprintf(dev->info.backend, sizeof dev->info.backend, "%s", b->name);
       if (strcmp(b->name, "host") == 0)
         snprintf(dev->info.spec, sizeof dev->info.spec, "host");

@@ -1043,9 +1043,15 @@ static ag_status cu_builtin_find(const char *family, ag__builtin_src *src) {
   return core->error(AG_ERR_UNSUPPORTED, "the CUDA backend has no built-in kernels \"%s\"", family);
 }
 
+static void cu_device_traits(ag__bdevice *dev, ag__device_traits *traits) {
+  (void)dev;
+  *traits = (ag__device_traits){.launch = AG__LAUNCH_GRID};
+}
+
 static const ag__backend cuda_backend = {
     .abi = AG__BACKEND_ABI,
     .name = "cuda",
+    .device_traits = cu_device_traits,
     .dialect = AG__DIALECT_CUDA,
     .probe = cu_probe,
     .device_open = cu_device_open,

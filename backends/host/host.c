@@ -373,9 +373,15 @@ static const ag__fft_ops *host_fft(ag__bdevice *dev, const char *provider) {
   return &ag__host_fft_ops;
 }
 
+static void host_device_traits(ag__bdevice *dev, ag__device_traits *traits) {
+  (void)dev;
+  *traits = (ag__device_traits){.launch = AG__LAUNCH_ITEMS};
+}
+
 static const ag__backend host_backend = {
     .abi = AG__BACKEND_ABI,
     .name = "host",
+    .device_traits = host_device_traits,
     .dialect = AG__DIALECT_HOST,
     .probe = host_probe,
     .device_open = host_device_open,

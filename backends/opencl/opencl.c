@@ -605,9 +605,21 @@ static const ag__fft_ops *cl_fft(ag__bdevice *dev, const char *provider) {
   return NULL;
 }
 
+/* CPU drivers (pocl, rusticl on llvmpipe) run a work-group's items as a loop on one core:
+   long contiguous chunks keep each core on its own stretch of memory, and a copy kernel on
+   every core outruns clEnqueueCopyBuffer, which pocl runs as one memcpy on one thread. */
+static void cl_device_traits(ag__bdevice *dev, ag__device_traits *traits) {
+  cl_device_type type = 0;
+  clGetDeviceInfo(dev->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  *traits = (ag__device_traits){.launch = cpu ? AG__LAUNCH_CHUNKS : AG__LAUNCH_GRID, .copy_kernel = cpu};
+}
+
 static const ag__backend opencl_backend = {
     .abi = AG__BACKEND_ABI,
     .name = "opencl",
+    .device_traits = cl_device_traits,
+    .fft_env = "ANYGPU_OPENCL_FFT",
     .dialect = AG__DIALECT_OPENCL,
     .probe = cl_probe,
     .device_open = cl_device_open,
