@@ -56,6 +56,58 @@ static ag_status check_operands(const char *fn, size_t n, const char *const *nam
 
 static ag__bmem *mem_of(const ag_array *a) { return a->store ? a->store->buf->mem : NULL; }
 
+/* One call into a provider: which routine, its arguments, and its operands (checked, on one
+   device). */
+typedef enum blas_routine { GEMM, GEMV, AXPY, SCAL, DOT, NRM2 } blas_routine;
+
+typedef struct blas_call {
+  blas_routine routine;
+  const ag__gemm *gemm;       /* GEMM */
+  const ag__gemv *gemv;       /* GEMV */
+  const void *alpha;          /* AXPY, SCAL: in the operands' dtype */
+  bool conjugate;             /* DOT */
+  const ag_array *arrays[3];  /* AXPY x y, SCAL x, DOT x y out, NRM2 x out; GEMM, GEMV all three */
+} blas_call;
+
+/* The one way into a device's BLAS: the provider, the queue, the call, then every operand's
+   buffer touched on the queue it ran on (the pool reuses a buffer only after its last queue's
+   work), and the public function's name before any error. */
+static ag_status blas_run(const char *fn, ag_queue *q, const blas_call *c) {
+  const ag_array *const *a = c->arrays;
+  ag_device *dev = a[0]->dev;
+  const ag__blas_ops *ops;
+  ag_queue *rq;
+  ag_status st;
+  if ((st = device_blas(fn, dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, dev, &rq)) != AG_OK)
+    return st;
+  switch (c->routine) {
+  case GEMM:
+    st = ops->gemm(rq->bq, c->gemm);
+    break;
+  case GEMV:
+    st = ops->gemv(rq->bq, c->gemv);
+    break;
+  case AXPY:
+    st = ops->axpy(rq->bq, a[0]->dtype, a[0]->size, c->alpha, mem_of(a[0]), a[0]->offset, mem_of(a[1]), a[1]->offset);
+    break;
+  case SCAL:
+    st = ops->scal(rq->bq, a[0]->dtype, a[0]->size, c->alpha, mem_of(a[0]), a[0]->offset);
+    break;
+  case DOT:
+    st = ops->dot(rq->bq, a[0]->dtype, c->conjugate, a[0]->size, mem_of(a[0]), a[0]->offset, mem_of(a[1]),
+                  a[1]->offset, mem_of(a[2]), a[2]->offset);
+    break;
+  case NRM2:
+    st = ops->nrm2(rq->bq, a[0]->dtype, a[0]->size, mem_of(a[0]), a[0]->offset, mem_of(a[1]), a[1]->offset);
+    break;
+  }
+  if (st == AG_OK)
+    for (int i = 0; i < 3; i++)
+      if (a[i] != NULL)
+        ag__buffer_touch(a[i]->store->buf, rq);
+  return ag__prefix(st, fn);
+}
+
 /* C = alpha op(A) op(B) + beta C, reported as function @p fn. */
 static ag_status gemm(const char *fn, ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha_re,
                       double alpha_im, const ag_array *a, const ag_array *b, double beta_re, double beta_im,
@@ -102,12 +154,6 @@ static ag_status gemm(const char *fn, ag_queue *q, ag_transpose ta, ag_transpose
       return ag__prefix(ag_fill(q, c, 0), fn);
     return ag__prefix(ag_binary_scalar(q, AG_OP_MUL, c, beta_re, beta_im, false, c), fn);
   }
-  const ag__blas_ops *ops;
-  if ((st = device_blas(fn, c->dev, &ops)) != AG_OK)
-    return st;
-  ag_queue *rq;
-  if ((st = ag__queue_resolve(fn, q, c->dev, &rq)) != AG_OK)
-    return st;
   g.a = mem_of(a);
   g.b = mem_of(b);
   g.c = mem_of(c);
@@ -120,13 +166,7 @@ static ag_status gemm(const char *fn, ag_queue *q, ag_transpose ta, ag_transpose
   g.a_stride = a->ndim == 3 ? ar * ac : 0;
   g.b_stride = b->ndim == 3 ? br * bc : 0;
   g.c_stride = c->ndim == 3 ? cr * cc : 0;
-  st = ops->gemm(rq->bq, &g);
-  if (st == AG_OK) {
-    ag__buffer_touch(a->store->buf, rq);
-    ag__buffer_touch(b->store->buf, rq);
-    ag__buffer_touch(c->store->buf, rq);
-  }
-  return ag__prefix(st, fn);
+  return blas_run(fn, q, &(blas_call){.routine = GEMM, .gemm = &g, .arrays = {a, b, c}});
 }
 
 ag_status ag_gemm_complex(ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha_re, double alpha_im,
@@ -163,23 +203,13 @@ ag_status ag_gemv(ag_queue *q, ag_transpose ta, double alpha, const ag_array *a,
     return st;
   if (xn == 0)
     return ag__prefix(beta == 0 ? ag_fill(q, y, 0) : ag_mul_scalar(q, y, beta, y), fn);
-  const ag__blas_ops *ops;
-  ag_queue *rq;
-  if ((st = device_blas(fn, a->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, a->dev, &rq)) != AG_OK)
-    return st;
   g.a = mem_of(a);
   g.x = mem_of(x);
   g.y = mem_of(y);
   g.a_off = a->offset;
   g.x_off = x->offset;
   g.y_off = y->offset;
-  st = ops->gemv(rq->bq, &g);
-  if (st == AG_OK) {
-    ag__buffer_touch(a->store->buf, rq);
-    ag__buffer_touch(x->store->buf, rq);
-    ag__buffer_touch(y->store->buf, rq);
-  }
-  return ag__prefix(st, fn);
+  return blas_run(fn, q, &(blas_call){.routine = GEMV, .gemv = &g, .arrays = {a, x, y}});
 }
 
 /* x and y of one element count. */
@@ -198,16 +228,7 @@ ag_status ag_axpy(ag_queue *q, double alpha, const ag_array *x, ag_array *y) {
   if (st != AG_OK || (st = check_count(fn, x, y)) != AG_OK ||
       (st = ag__scalar_to(fn, "alpha", alpha, 0, x->dtype, a)) != AG_OK || x->size == 0)
     return st;
-  const ag__blas_ops *ops;
-  ag_queue *rq;
-  if ((st = device_blas(fn, x->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK)
-    return st;
-  st = ops->axpy(rq->bq, x->dtype, x->size, a, mem_of(x), x->offset, mem_of(y), y->offset);
-  if (st == AG_OK) {
-    ag__buffer_touch(x->store->buf, rq);
-    ag__buffer_touch(y->store->buf, rq);
-  }
-  return ag__prefix(st, fn);
+  return blas_run(fn, q, &(blas_call){.routine = AXPY, .alpha = a, .arrays = {x, y}});
 }
 
 ag_status ag_scal(ag_queue *q, double alpha, ag_array *x) {
@@ -218,14 +239,7 @@ ag_status ag_scal(ag_queue *q, double alpha, ag_array *x) {
   unsigned char a[16];
   if (st != AG_OK || (st = ag__scalar_to(fn, "alpha", alpha, 0, x->dtype, a)) != AG_OK || x->size == 0)
     return st;
-  const ag__blas_ops *ops;
-  ag_queue *rq;
-  if ((st = device_blas(fn, x->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK)
-    return st;
-  st = ops->scal(rq->bq, x->dtype, x->size, a, mem_of(x), x->offset);
-  if (st == AG_OK)
-    ag__buffer_touch(x->store->buf, rq);
-  return ag__prefix(st, fn);
+  return blas_run(fn, q, &(blas_call){.routine = SCAL, .alpha = a, .arrays = {x}});
 }
 
 /* out of shape {1} and dtype @p t. */
@@ -247,18 +261,7 @@ ag_status ag_blas_dot(ag_queue *q, const ag_array *x, const ag_array *y, bool co
     return st;
   if (x->size == 0)
     return ag__prefix(ag_fill(q, out, 0), fn);
-  const ag__blas_ops *ops;
-  ag_queue *rq;
-  if ((st = device_blas(fn, x->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK)
-    return st;
-  st = ops->dot(rq->bq, x->dtype, conjugate, x->size, mem_of(x), x->offset, mem_of(y), y->offset, mem_of(out),
-                out->offset);
-  if (st == AG_OK) {
-    ag__buffer_touch(x->store->buf, rq);
-    ag__buffer_touch(y->store->buf, rq);
-    ag__buffer_touch(out->store->buf, rq);
-  }
-  return ag__prefix(st, fn);
+  return blas_run(fn, q, &(blas_call){.routine = DOT, .conjugate = conjugate, .arrays = {x, y, out}});
 }
 
 ag_status ag_blas_nrm2(ag_queue *q, const ag_array *x, ag_array *out) {
@@ -270,14 +273,5 @@ ag_status ag_blas_nrm2(ag_queue *q, const ag_array *x, ag_array *out) {
     return st;
   if (x->size == 0)
     return ag__prefix(ag_fill(q, out, 0), fn);
-  const ag__blas_ops *ops;
-  ag_queue *rq;
-  if ((st = device_blas(fn, x->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK)
-    return st;
-  st = ops->nrm2(rq->bq, x->dtype, x->size, mem_of(x), x->offset, mem_of(out), out->offset);
-  if (st == AG_OK) {
-    ag__buffer_touch(x->store->buf, rq);
-    ag__buffer_touch(out->store->buf, rq);
-  }
-  return ag__prefix(st, fn);
+  return blas_run(fn, q, &(blas_call){.routine = NRM2, .arrays = {x, out}});
 }
