@@ -26,7 +26,7 @@ const char *test_label(void) { return label; }
    compile; meson's test environment sets it, and a run by hand gets this. */
 static void set_timeout(TCase *tc) {
   if (getenv("CK_DEFAULT_TIMEOUT") == NULL)
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, 300);
 }
 
 void add_core_test(Suite *s, const char *name, const TTest *test) {
