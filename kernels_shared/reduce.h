@@ -3,8 +3,9 @@
    (the math, once for every dialect), then the list of kernels, AG_DEF_REDUCE invocations
    that kernels_shared/skeleton_gpu.h or backends/host/kernels/ turn into kernels.
 
-   Accuracy: integer sums are exact in 64 bits. Float sums add blocks of 8 consecutive
-   elements pairwise, then add each block into a Kahan-compensated total, so a float32 sum of
+   Accuracy: integer sums are exact in 64 bits. Float sums add blocks of AG_RBLOCK (256)
+   consecutive elements in 16 lanes of plain additions, add the lanes pairwise, then add each
+   block into a Kahan-compensated total, so a float32 sum of
    2^24 values keeps about 1e-7 relative error (a plain running sum loses about 1e-2); states
    of different work-items merge with the compensation carried along. Inf and NaN propagate
    as in plain arithmetic. nrm2 keeps (scale, sum of squares) as LAPACK's dnrm2 does, so no

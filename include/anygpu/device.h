@@ -53,7 +53,7 @@ AG_API ag_status ag_device_count(int *count);
     @return AG_ERR_OUT_OF_RANGE when index is not below ag_device_count(). */
 AG_API ag_status ag_device_get(int index, ag_device **dev);
 
-/** The device a spec string names (grammar in docs/devices.md):
+/** The device a spec string names (grammar in docs/guide.md, "Devices"):
       auto | host | cpu | gpu | cuda[:N] | opencl[:N] | opencl:WORD[:N]
     @p spec NULL means $ANYGPU_DEVICE, or "auto" when that is unset or empty.
     @return AG_ERR_INVALID_ARGUMENT for a malformed spec (the message shows the grammar);
