@@ -325,7 +325,10 @@ typedef const ag__backend *(*ag__backend_entry_fn)(void);
 #define AG__MODULE_EXPORT
 #endif
 
-/* The host backend is linked into the core. */
+/* The host backend is linked into the core: its table, and its BLAS (OpenBLAS over host
+   memory, backends/host/blas.c), which the core lends other backends as
+   ag__core_services.host_blas. */
 const ag__backend *ag__host_backend(void);
+extern const ag__blas_ops ag__host_blas_ops;
 
 #endif

@@ -10,7 +10,6 @@
 
 #include "config.h"
 #include "internal.h"
-#include "../backends/host/host_internal.h"
 
 static const ag__core_services services = {.error = ag__error,
                                            .log = ag__log,

@@ -11,9 +11,6 @@ const ag__core_services *ag__host_core(void);
    @p out; leaves @p out alone when there is none (host.c). */
 void ag__host_cpuinfo(const char *field, char *out, size_t size);
 
-/* OpenBLAS over host memory (blas.c). */
-extern const ag__blas_ops ag__host_blas_ops;
-
 /* FFTW (fft.c). */
 extern const ag__fft_ops ag__host_fft_ops;
 
