@@ -611,7 +611,8 @@ static const ag__fft_ops *cl_fft(ag__bdevice *dev, const char *provider) {
 static void cl_device_traits(ag__bdevice *dev, ag__device_traits *traits) {
   cl_device_type type = 0;
   clGetDeviceInfo(dev->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-  bool cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  /* As device_open types it: a device that says it is a GPU too (Oclgrind's simulator) is one. */
+  bool cpu = (type & CL_DEVICE_TYPE_GPU) == 0 && (type & CL_DEVICE_TYPE_CPU) != 0;
   *traits = (ag__device_traits){.launch = cpu ? AG__LAUNCH_CHUNKS : AG__LAUNCH_GRID, .copy_kernel = cpu};
 }
 
