@@ -1,6 +1,10 @@
 /* anygpu/blas.h - linear algebra through each platform's BLAS: cuBLAS on CUDA, CLBlast on
    OpenCL GPUs, OpenBLAS on the host (and on CPU OpenCL devices, where it is faster). Matrices
-   are C-ordered (row-major) arrays, as everywhere in anygpu. */
+   are C-ordered (row-major) arrays, as everywhere in anygpu.
+
+   Threads and ownership: as ops.h. Every function may be called from any thread at once, on
+   its own queue or NULL; operands are borrowed for the call only and may be freed on return.
+   ag_blas_provider's string is static for the life of the process. */
 #ifndef ANYGPU_BLAS_H
 #define ANYGPU_BLAS_H
 
@@ -53,7 +57,7 @@ AG_API ag_status ag_blas_nrm2(ag_queue *q, const ag_array *x, ag_array *out);
 
 /** The library that runs BLAS on @p dev: "OpenBLAS", "OpenBLAS (mapped)" for a CPU OpenCL
     device whose buffers OpenBLAS reads in place, "CLBlast", "cuBLAS"; NULL when there is
-    none. */
+    none. Static string; looked up once per device. */
 AG_API const char *ag_blas_provider(const ag_device *dev);
 
 #ifdef __cplusplus

@@ -1,4 +1,10 @@
-/* anygpu/device.h — enumerating devices, choosing one by spec string, describing it. */
+/* anygpu/device.h — enumerating devices, choosing one by spec string, describing it.
+
+   Threads and ownership: devices belong to the library. They are enumerated once per process,
+   by the first call into the library from whichever thread (calls from other threads meanwhile
+   wait for it), and every ag_device pointer then stays valid for the life of the process:
+   nothing frees it, and all threads may share it. Every function here may be called from any
+   thread at once. The strings they return are static for the life of the process. */
 #ifndef ANYGPU_DEVICE_H
 #define ANYGPU_DEVICE_H
 
@@ -45,23 +51,24 @@ typedef struct ag_device_info {
 
 /** Number of devices present, host included (so at least 1). Devices are enumerated once per
     process, on the first call into the library; with ANYGPU_DEVICE=host only the host is
-    enumerated and every GPU backend stays unloaded. Thread-safe. */
+    enumerated and every GPU backend stays unloaded. */
 AG_API ag_status ag_device_count(int *count);
 
 /** Device number @p index in enumeration order: host first, then CUDA devices, then OpenCL
-    devices in the ICD loader's platform-then-device order.
+    devices in the ICD loader's platform-then-device order. *dev is the library's.
     @return AG_ERR_OUT_OF_RANGE when index is not below ag_device_count(). */
 AG_API ag_status ag_device_get(int index, ag_device **dev);
 
 /** The device a spec string names (grammar in docs/guide.md, "Devices"):
       auto | host | cpu | gpu | cuda[:N] | opencl[:N] | opencl:WORD[:N]
-    @p spec NULL means $ANYGPU_DEVICE, or "auto" when that is unset or empty.
+    @p spec NULL means $ANYGPU_DEVICE, or "auto" when that is unset or empty. *dev is the
+    library's, the same pointer ag_device_get() gives for that device.
     @return AG_ERR_INVALID_ARGUMENT for a malformed spec (the message shows the grammar);
             AG_ERR_NO_DEVICE when nothing matches (the message lists the devices present and
             why each unavailable backend is unavailable). Never falls back to another device. */
 AG_API ag_status ag_device_select(const char *spec, ag_device **dev);
 
-/** Fills @p info. Thread-safe; devices are shared by all threads. */
+/** Fills @p info, a copy the caller keeps: it holds no pointers into the library. */
 AG_API ag_status ag_device_get_info(const ag_device *dev, ag_device_info *info);
 
 /** Why a backend ("host", "cuda", "opencl") cannot be used, or NULL when it loaded. An unknown
@@ -69,7 +76,8 @@ AG_API ag_status ag_device_get_info(const ag_device *dev, ag_device_info *info);
 AG_API const char *ag_backend_unavailable_reason(const char *backend);
 
 /** Why "auto" picks the device it picks: "auto: the first CUDA GPU", "auto: the first OpenCL
-    GPU (no CUDA GPU)" or "auto: no GPU found, so the host". Static string. */
+    GPU (no CUDA GPU)" or "auto: no GPU found, so the host"; "no device" when no device could
+    be enumerated. Static string. */
 AG_API const char *ag_device_auto_reason(void);
 
 #ifdef __cplusplus

@@ -3,7 +3,12 @@
    on OpenCL (ANYGPU_OPENCL_FFT=vkfft|clfft), FFTW on the host. Plans are made on first use and
    kept per device, shape, dtype and kind; ag_device_trim frees them from any thread, leaving
    for a later trim a plan that a transform on another thread is using at that moment.
-   Transforms that share a plan (one device, shape, dtype and kind) take turns with it. */
+   Transforms that share a plan (one device, shape, dtype and kind) take turns with it.
+
+   Threads and ownership: as ops.h. Every function may be called from any thread at once, on
+   its own queue or NULL; operands are borrowed for the call only and may be freed on return.
+   Plans are the library's, never the caller's to free. ag_fft_provider's string is static for
+   the life of the process. */
 #ifndef ANYGPU_FFT_H
 #define ANYGPU_FFT_H
 
@@ -44,7 +49,8 @@ AG_API ag_status ag_irfft(ag_queue *q, const ag_array *x, int ndim, ag_fft_norm 
 AG_API ag_status ag_fftshift(ag_queue *q, const ag_array *x, int ndim, ag_array *out);
 AG_API ag_status ag_ifftshift(ag_queue *q, const ag_array *x, int ndim, ag_array *out);
 
-/** The library that runs FFTs on @p dev ("FFTW", "VkFFT", "clFFT", "cuFFT"); NULL when none. */
+/** The library that runs FFTs on @p dev ("FFTW", "VkFFT", "clFFT", "cuFFT"; on OpenCL the
+    one ANYGPU_OPENCL_FFT names at this call); NULL when none. Static string. */
 AG_API const char *ag_fft_provider(const ag_device *dev);
 
 #ifdef __cplusplus

@@ -13,7 +13,13 @@
    numbers) is AG_ERR_UNSUPPORTED naming the operation and the dtype; docs/operations.md lists
    which dtypes each operation takes. Arithmetic follows C and IEEE 754: NaN and Inf propagate
    (minimum and maximum propagate NaN, as numpy's do); integers wrap; integer division by zero
-   gives 0. */
+   gives 0.
+
+   Threads and ownership: every operation may be called from any thread at once, each thread
+   on its own queue or NULL (a queue made by ag_queue_create() is used by one thread at a
+   time); operands follow array.h's rules. Operands are borrowed for the call only: nothing is
+   kept, and any operand, out included, may be freed as soon as the call returns, its memory
+   waiting for the enqueued work (ag_array_free). */
 #ifndef ANYGPU_OPS_H
 #define ANYGPU_OPS_H
 

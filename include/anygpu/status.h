@@ -1,4 +1,7 @@
-/* anygpu/status.h — status codes, their names and messages, and the per-thread error detail. */
+/* anygpu/status.h — status codes, their names and messages, and the per-thread error detail.
+
+   Threads: every function here may be called from any thread at once. Each thread has its
+   own last error; a failure on one thread never shows in another's ag_last_error(). */
 #ifndef ANYGPU_STATUS_H
 #define ANYGPU_STATUS_H
 
@@ -34,15 +37,17 @@ typedef enum ag_status {
     enum. Never NULL; the string is static. */
 AG_API const char *ag_status_name(ag_status status);
 
-/** A short lowercase description, "out of memory"; "unknown status" outside the enum. */
+/** A short lowercase description, "out of memory"; "unknown status" outside the enum. Never
+    NULL; the string is static. */
 AG_API const char *ag_status_string(ag_status status);
 
 /** The detailed message of this thread's most recent failure, naming the function and the
     argument ("ag_buffer_write: offset 96 + 8 bytes exceeds buffer size 100"), and for backend
     failures the native error ("CL_OUT_OF_RESOURCES (-5)"). Successful calls leave it as it is,
-    like errno. "" when no call on this thread has failed. The pointer stays valid until this
-    thread's next anygpu call, and may be passed to that call: a message that quotes it reads
-    it whole before replacing it. */
+    like errno. "" when no call on this thread has failed. The string is the library's and this
+    thread's: it stays valid until this thread's next anygpu call (a call that succeeds may
+    still replace the buffer, with the same text) or its exit, and may be passed to that call:
+    a message that quotes it reads it whole before replacing it. Copy it to keep it. */
 AG_API const char *ag_last_error(void);
 
 #ifdef __cplusplus
