@@ -1,0 +1,125 @@
+/* tools/bench/peer.c — the peer: numpy (CPU devices) or CuPy (GPUs) doing the same arithmetic as
+   anygpu, in a Python subprocess that runs a script compiled into this program. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "embedded.h"
+
+/* tools/bench/peer_*.py, compiled in by tools/embed.py (see tools/meson.build), since the tool
+   is installed and reads nothing from the source tree. Each peer is peer_prelude.py followed
+   by its own file, given to python3 -c; the files hold nothing but the script, so what each
+   does is said here.
+
+   peer_prelude.py: what both peers begin with. argv[1]: cpu|gpu. Prints "unavailable REASON"
+   and exits when the module (numpy or CuPy) does not import, else "peer NAME VERSION"; defines
+   timed(f), f's time in ms.
+
+   peer_stream.py: the BabelStream peer. argv: cpu|gpu N dtype kernels(comma-separated, in
+   order). After the prelude it sets up, runs a checked round (loosely: a sanity check) and a
+   warm-up round, and prints "ready". Then speaks the child's protocol: "round" runs a timed
+   round and prints "times MS...", anything else ends with a check of the arrays and "ok".
+   Exits 1 with a message when a check fails.
+
+   peer_linalg.py: the peer of the BLAS and FFT rows. argv: cpu|gpu dtype(float32|float64)
+   FFT1D_ELEMENTS. After the prelude it prints "ready", then answers one line for each command:
+   "setup ROW" builds the row's inputs as the child does, runs a checked call and a warm-up
+   call, "ready MS" with the wall-clock time of the first call (synchronized, on a GPU);
+   "round" runs a timed call, "time MS"; "free" checks the last call's result and drops the
+   arrays, "ok". Exits 1 with a message when a check fails. numpy.fft has no out=, so each FFT
+   call allocates its result (numpy 1.x computes in complex128 whatever the input). */
+extern const ag__embedded peer_scripts[];
+
+/* The script of peer @p peer ("peer_stream" or "peer_linalg"): peer_prelude.py, then the
+   peer's own file, NUL-terminated; the caller frees it. Ends this process when the host has no
+   memory left. */
+static char *peer_script(const char *peer) {
+  const ag__embedded *prelude = NULL, *own = NULL;
+  for (const ag__embedded *f = peer_scripts; f->name != NULL; f++) {
+    if (strcmp(f->name, "peer_prelude") == 0)
+      prelude = f;
+    if (strcmp(f->name, peer) == 0)
+      own = f;
+  }
+  if (prelude == NULL || own == NULL) {
+    fprintf(stderr, "anygpu-bench: no peer script %s in this build\n", peer);
+    exit(1);
+  }
+  char *script = malloc(prelude->size + own->size + 1);
+  if (script == NULL) {
+    fprintf(stderr, "anygpu-bench: out of host memory\n");
+    exit(1);
+  }
+  memcpy(script, prelude->data, prelude->size);
+  memcpy(script + prelude->size, own->data, own->size + 1); /* with its NUL */
+  return script;
+}
+
+/* Appends "; python: what" to @p why. */
+static void add_reason(char *why, size_t size, const char *python, const char *what) {
+  size_t used = strlen(why);
+  snprintf(why + used, size - used, "%s%s: %s", used ? "; " : "", python, what);
+}
+
+/* Starts @p script (with "cpu" or "gpu" and @p args, at most three, after it) on the CPU
+   (numpy) or the GPU (CuPy), with Debian's /usr/bin/python3 (which has python3-numpy) and else
+   the python3 on PATH, and waits for its "ready". Returns 0 with *c running; else -1: with
+   @p name set when the module imported but the peer failed (its rows show "-"), or empty when
+   no interpreter has the module, having said why once per module on stderr (numpy's rows then
+   show "-", CuPy's stay empty, so @p name is still set for numpy). */
+static int peer_run(bool gpu, const char *script, const char *const args[3], coproc *c, char *name,
+                    size_t name_size) {
+  static bool told[2];
+  const char *module = gpu ? "cupy" : "numpy";
+  static const struct {
+    const char *python;
+    bool search;
+  } pythons[] = {{"/usr/bin/python3", false}, {"python3", true}};
+  char why[1024] = "", line[256];
+  name[0] = '\0';
+  for (size_t i = 0; i < sizeof pythons / sizeof pythons[0]; i++) {
+    char *argv[] = {(char *)pythons[i].python, (char *)"-c", (char *)script, (char *)(gpu ? "gpu" : "cpu"),
+                    (char *)args[0], (char *)args[1], (char *)args[2], NULL};
+    if (coproc_start(c, argv, pythons[i].search) != 0) {
+      add_reason(why, sizeof why, pythons[i].python, strerror(errno));
+      coproc_end(c);
+      continue;
+    }
+    if (coproc_read(c, line, sizeof line) == NULL) {
+      int code = coproc_end(c);
+      add_reason(why, sizeof why, pythons[i].python, code == 127 ? "not found" : "failed before importing");
+      continue;
+    }
+    if (strncmp(line, "unavailable ", 12) == 0) {
+      add_reason(why, sizeof why, pythons[i].python, line + 12);
+      coproc_end(c);
+      continue;
+    }
+    /* The module imported: this peer's figures, or its failure, are the answer. */
+    snprintf(name, name_size, "%s", module);
+    if (strncmp(line, "peer ", 5) == 0 && coproc_read(c, line, sizeof line) != NULL && strcmp(line, "ready") == 0)
+      return 0;
+    fprintf(stderr, "anygpu-bench: the %s peer (%s) failed before its first round (exit status %d); its rows show \"-\"\n",
+            module, pythons[i].python, coproc_end(c));
+    return -1;
+  }
+  if (!gpu)
+    snprintf(name, name_size, "%s", module);
+  if (!told[gpu]) {
+    told[gpu] = true;
+    fprintf(stderr, "anygpu-bench: no %s peer, so its columns show %s (%s)\n", module, gpu ? "nothing" : "\"-\"",
+            why);
+  }
+  return -1;
+}
+
+/* Starts peer @p peer ("peer_stream" or "peer_linalg") as peer_run says. */
+int peer_start(bool gpu, const char *peer, const char *const args[3], coproc *c, char *name, size_t name_size) {
+  char *script = peer_script(peer);
+  int rc = peer_run(gpu, script, args, c, name, name_size);
+  free(script); /* the child has its copy since exec */
+  return rc;
+}
