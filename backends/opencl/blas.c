@@ -72,9 +72,8 @@ typedef struct fill_ctx {
 static ag_status fill_zero_run(void *ctx, size_t off, size_t count) {
   fill_ctx *f = ctx;
   const cl_uint zero = 0;
-  cl_int e = clEnqueueFillBuffer(f->q->q, f->mem, &zero, sizeof zero, off * f->es, count * f->es, 0, NULL, NULL);
-  if (e != CL_SUCCESS)
-    return core->error(ag__cl_status(e), "clEnqueueFillBuffer: %s (%d)", ag__cl_name(e), (int)e);
+  CL_TRY("clEnqueueFillBuffer",
+         clEnqueueFillBuffer(f->q->q, f->mem, &zero, sizeof zero, off * f->es, count * f->es, 0, NULL, NULL));
   return AG_OK;
 }
 
@@ -401,7 +400,7 @@ static ag_status clb_nrm2(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *x, size
     cl_int e;
     cl_mem tmp = clCreateBuffer(q->dev->ctx, CL_MEM_READ_WRITE, 2 * res, NULL, &e);
     if (tmp == NULL)
-      return core->error(ag__cl_status(e), "clCreateBuffer: %s (%d)", ag__cl_name(e), (int)e);
+      return CL_FAIL("clCreateBuffer", e);
     s = t == AG_C64 ? CLBlastScnrm2(n, tmp, 0, MEM(x), x_off, 1, cq, NULL)
                     : CLBlastDznrm2(n, tmp, 0, MEM(x), x_off, 1, cq, NULL);
     e = s == CLBlastSuccess ? clEnqueueCopyBuffer(q->q, tmp, MEM(out), 0, out_off * res, res, 0, NULL, NULL)
@@ -409,7 +408,7 @@ static ag_status clb_nrm2(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *x, size
     /* Released now, freed by OpenCL once the copy has run. */
     clReleaseMemObject(tmp);
     if (e != CL_SUCCESS)
-      return core->error(ag__cl_status(e), "clEnqueueCopyBuffer: %s (%d)", ag__cl_name(e), (int)e);
+      return CL_FAIL("clEnqueueCopyBuffer", e);
     break;
   }
   }
@@ -483,10 +482,8 @@ static ag_status mapping_unmap(mapping *mp) {
     mp->m[i].ptr = NULL;
   }
   if (first != CL_SUCCESS)
-    return core->error(ag__cl_status(first), "clEnqueueUnmapMemObject: %s (%d)", ag__cl_name(first), (int)first);
-  cl_int e = ag__cl_finish(mp->q);
-  if (e != CL_SUCCESS)
-    return core->error(ag__cl_status(e), "clFinish: %s (%d)", ag__cl_name(e), (int)e);
+    return CL_FAIL("clEnqueueUnmapMemObject", first);
+  CL_TRY("clFinish", ag__cl_finish(mp->q));
   return AG_OK;
 }
 
@@ -497,7 +494,7 @@ static ag_status mapping_map(mapping *mp) {
     cl_map_flags flags = m->write ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ;
     m->ptr = clEnqueueMapBuffer(mp->q->q, m->mem, CL_TRUE, flags, m->lo, m->hi - m->lo, 0, NULL, NULL, &e);
     if (m->ptr == NULL) {
-      ag_status st = core->error(ag__cl_status(e), "clEnqueueMapBuffer: %s (%d)", ag__cl_name(e), (int)e);
+      ag_status st = CL_FAIL("clEnqueueMapBuffer", e);
       mapping_unmap(mp);
       return st;
     }

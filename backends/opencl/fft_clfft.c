@@ -183,7 +183,7 @@ static ag_status clf_plan(ag__bdevice *dev, const ag__fft_desc *d, ag__bfft **ou
   cl_int e;
   bake_q = clCreateCommandQueue(dev->ctx, dev->id, 0, &e);
   if (bake_q == NULL) {
-    st = core->error(ag__cl_status(e), "clCreateCommandQueue: %s (%d)", ag__cl_name(e), (int)e);
+    st = CL_FAIL("clCreateCommandQueue", e);
     goto fail;
   }
   TRY("clfftBakePlan", clfftBakePlan(p->plan, 1, &bake_q, NULL, NULL));

@@ -122,16 +122,16 @@ static ag_status build_kernels(ag__bdevice *dev, ag__bfft *p) {
   cl_int e;
   p->prog = clCreateProgramWithSource(dev->ctx, 2, src, NULL, &e);
   if (p->prog == NULL)
-    return core->error(ag__cl_status(e), "clCreateProgramWithSource: %s (%d)", ag__cl_name(e), (int)e);
+    return CL_FAIL("clCreateProgramWithSource", e);
   e = clBuildProgram(p->prog, 1, &dev->id, "", NULL, NULL);
   if (e != CL_SUCCESS)
-    return core->error(AG_ERR_BUILD, "clBuildProgram: %s (%d)", ag__cl_name(e), (int)e);
+    return ag__cl_error(AG_ERR_BUILD, e, "clBuildProgram");
   const char *names[3] = {"ag_fft_widen", "ag_fft_narrow", "ag_fft_expand"};
   cl_kernel *ks[3] = {&p->widen, &p->narrow, &p->expand};
   for (int i = 0; i < 3; i++) {
     *ks[i] = clCreateKernel(p->prog, names[i], &e);
     if (*ks[i] == NULL)
-      return core->error(ag__cl_status(e), "clCreateKernel: %s (%d)", ag__cl_name(e), (int)e);
+      return CL_FAIL("clCreateKernel", e);
   }
   return AG_OK;
 }
@@ -344,10 +344,8 @@ static ag_status run_kernel(ag__bqueue *q, ag__bfft *p, cl_kernel k, size_t glob
   for (int i = 0; i < nargs && e == CL_SUCCESS; i++)
     e = clSetKernelArg(k, (cl_uint)(4 + i), sizeof args[i], &args[i]);
   if (e != CL_SUCCESS)
-    return core->error(ag__cl_status(e), "clSetKernelArg: %s (%d)", ag__cl_name(e), (int)e);
-  e = clEnqueueNDRangeKernel(q->q, k, 1, NULL, &global, NULL, 0, NULL, NULL);
-  if (e != CL_SUCCESS)
-    return core->error(ag__cl_status(e), "clEnqueueNDRangeKernel: %s (%d)", ag__cl_name(e), (int)e);
+    return CL_FAIL("clSetKernelArg", e);
+  CL_TRY("clEnqueueNDRangeKernel", clEnqueueNDRangeKernel(q->q, k, 1, NULL, &global, NULL, 0, NULL, NULL));
   return AG_OK;
 }
 
@@ -357,7 +355,7 @@ static ag_status scratch(ag__bfft *p, cl_mem *out) {
   cl_int e;
   *out = clCreateBuffer(p->ctx, CL_MEM_READ_WRITE, p->count * 2 * p->real, NULL, &e);
   if (*out == NULL)
-    return core->error(ag__cl_status(e), "clCreateBuffer: %s (%d)", ag__cl_name(e), (int)e);
+    return CL_FAIL("clCreateBuffer", e);
   return AG_OK;
 }
 
@@ -371,9 +369,8 @@ static ag_status vk_exec(ag__bqueue *q, ag__bfft *p, bool inverse, ag__bmem *in,
     return run_app(q, &p->a[0], inverse, i, in_off, o, out_off);
   case STEP_COPY:
     if (i != o || in_off != out_off) {
-      cl_int e = clEnqueueCopyBuffer(q->q, i, o, in_off, out_off, p->count * 2 * p->real, 0, NULL, NULL);
-      if (e != CL_SUCCESS)
-        return core->error(ag__cl_status(e), "clEnqueueCopyBuffer: %s (%d)", ag__cl_name(e), (int)e);
+      CL_TRY("clEnqueueCopyBuffer",
+             clEnqueueCopyBuffer(q->q, i, o, in_off, out_off, p->count * 2 * p->real, 0, NULL, NULL));
     }
     return AG_OK;
   case STEP_WIDEN:
@@ -399,7 +396,7 @@ static ag_status vk_exec(ag__bqueue *q, ag__bfft *p, bool inverse, ag__bmem *in,
       cl_int e = clEnqueueCopyBufferRect(q->q, t, o, src_origin, dst_origin, region, p->n * cplx, 0, p->half * cplx, 0,
                                          0, NULL, NULL);
       if (e != CL_SUCCESS)
-        st = core->error(ag__cl_status(e), "clEnqueueCopyBufferRect: %s (%d)", ag__cl_name(e), (int)e);
+        st = CL_FAIL("clEnqueueCopyBufferRect", e);
     }
     clReleaseMemObject(t);
     return st;

@@ -1,5 +1,6 @@
 /* backends/opencl/opencl.c — the OpenCL backend (module anygpu-opencl.so): any vendor's
    OpenCL devices through the ICD loader, one context per device. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ const ag__core_services *ag__cl_core;
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
-static const char *cl_name(cl_int e) {
+const char *ag__cl_name(cl_int e) {
   switch (e) {
 #define N(x)                                                                                    \
   case x:                                                                                       \
@@ -41,7 +42,7 @@ static const char *cl_name(cl_int e) {
 }
 
 /* The status a native error means to a caller: memory errors can be retried after a trim. */
-static ag_status cl_status(cl_int e) {
+ag_status ag__cl_status(cl_int e) {
   switch (e) {
   case CL_MEM_OBJECT_ALLOCATION_FAILURE:
   case CL_OUT_OF_HOST_MEMORY:
@@ -62,16 +63,25 @@ static ag_status cl_status(cl_int e) {
   }
 }
 
-const char *ag__cl_name(cl_int e) { return cl_name(e); }
-ag_status ag__cl_status(cl_int e) { return cl_status(e); }
-
-#define CL_FAIL(call, e) core->error(cl_status(e), "%s: %s (%d)", call, cl_name(e), (int)(e))
-#define CL_TRY(call, expr)                                                                      \
-  do {                                                                                          \
-    cl_int e_ = (expr);                                                                         \
-    if (e_ != CL_SUCCESS)                                                                       \
-      return CL_FAIL(call, e_);                                                                 \
-  } while (0)
+/* What the call site says is formatted apart first, as it may quote a caller's string of any
+   length (build options, a kernel's name); without the memory for a long one, its first 255
+   characters are kept rather than the failure lost. */
+ag_status ag__cl_error(ag_status st, cl_int e, const char *fmt, ...) {
+  char start[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(start, sizeof start, fmt, ap);
+  va_end(ap);
+  char *what = n >= (int)sizeof start ? malloc((size_t)n + 1) : NULL;
+  if (what != NULL) {
+    va_start(ap, fmt);
+    vsnprintf(what, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  st = core->error(st, "%s: %s (%d)", what != NULL ? what : n < 0 ? "" : start, ag__cl_name(e), (int)e);
+  free(what);
+  return st;
+}
 
 /* ---- handles ------------------------------------------------------------------------------ */
 
@@ -113,7 +123,7 @@ static ag_status cl_probe(const ag__core_services *services, int *count, char *r
   cl_int e = clGetPlatformIDs(0, NULL, &np);
   if (e != CL_SUCCESS || np == 0) {
     snprintf(reason, rsize, "no OpenCL platform found (clGetPlatformIDs: %s (%d)); is an ICD installed in /etc/OpenCL/vendors?",
-             cl_name(e), (int)e);
+             ag__cl_name(e), (int)e);
     return AG_ERR_BACKEND_UNAVAILABLE;
   }
   cl_platform_id *plats = calloc(np, sizeof *plats);
@@ -290,7 +300,7 @@ static ag_status cl_event_query(ag__bevent *ev, bool *done) {
   cl_int status = CL_QUEUED;
   CL_TRY("clGetEventInfo", clGetEventInfo(ev->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL));
   if (status < 0)
-    return core->error(AG_ERR_DEVICE, "clGetEventInfo: the command failed: %s (%d)", cl_name(status), (int)status);
+    return ag__cl_error(AG_ERR_DEVICE, status, "clGetEventInfo: the command failed");
   *done = status == CL_COMPLETE;
   return AG_OK;
 }
@@ -417,10 +427,9 @@ static ag_status finish_build(ag__bdevice *dev, cl_program p, const char *option
       *log = build_log(p, dev->id);
     clReleaseProgram(p);
     if (e == CL_BUILD_PROGRAM_FAILURE || e == CL_INVALID_BINARY)
-      return core->error(AG_ERR_BUILD, "clBuildProgram: %s (%d)", cl_name(e), (int)e);
+      return ag__cl_error(AG_ERR_BUILD, e, "clBuildProgram");
     if (e == CL_INVALID_BUILD_OPTIONS)
-      return core->error(AG_ERR_BUILD, "clBuildProgram: the driver refuses the build options \"%s\": %s (%d)",
-                         options, cl_name(e), (int)e);
+      return ag__cl_error(AG_ERR_BUILD, e, "clBuildProgram: the driver refuses the build options \"%s\"", options);
     return CL_FAIL("clBuildProgram", e);
   }
   ag__bprogram *bp = malloc(sizeof *bp);
@@ -472,7 +481,7 @@ static ag_status cl_program_load(ag__bdevice *dev, const void *binary, size_t si
   const unsigned char *bin = binary;
   cl_program p = clCreateProgramWithBinary(dev->ctx, 1, &dev->id, &size, &bin, &status, &e);
   if (p == NULL)
-    return core->error(AG_ERR_BUILD, "clCreateProgramWithBinary: %s (%d)", cl_name(e), (int)e);
+    return ag__cl_error(AG_ERR_BUILD, e, "clCreateProgramWithBinary");
   return finish_build(dev, p, "", out, NULL);
 }
 
@@ -486,8 +495,7 @@ static ag_status cl_kernel_create(ag__bprogram *bp, const char *name, ag__bkerne
   cl_kernel k = clCreateKernel(bp->prog, name, &e);
   if (k == NULL) {
     if (e == CL_INVALID_KERNEL_NAME)
-      return core->error(AG_ERR_INVALID_ARGUMENT, "clCreateKernel: no kernel named \"%s\": %s (%d)", name,
-                         cl_name(e), (int)e);
+      return ag__cl_error(AG_ERR_INVALID_ARGUMENT, e, "clCreateKernel: no kernel named \"%s\"", name);
     return CL_FAIL("clCreateKernel", e);
   }
   ag__bkernel *bk = malloc(sizeof *bk);
@@ -556,7 +564,7 @@ static ag_status cl_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range 
       break;
     }
     if (e != CL_SUCCESS)
-      st = core->error(cl_status(e), "clSetKernelArg(%zu): %s (%d)", i, cl_name(e), (int)e);
+      st = ag__cl_error(ag__cl_status(e), e, "clSetKernelArg(%zu)", i);
   }
   if (st == AG_OK) {
     cl_int e = clEnqueueNDRangeKernel(q->q, k->k, range->dims, NULL, global, has_local ? local : NULL, 0,

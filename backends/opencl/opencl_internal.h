@@ -1,6 +1,6 @@
 /* backends/opencl/opencl_internal.h — what the files of the OpenCL backend share: the device
-   and queue handles, the core's services, OpenCL error names, and the BLAS and FFT providers
-   (blas.c, fft_vkfft.c, fft_clfft.c) that opencl.c puts in its table. */
+   and queue handles, the core's services, OpenCL error reporting, and the BLAS and FFT
+   providers (blas.c, fft_vkfft.c, fft_clfft.c) that opencl.c puts in its table. */
 #ifndef ANYGPU_OPENCL_INTERNAL_H
 #define ANYGPU_OPENCL_INTERNAL_H
 
@@ -65,6 +65,23 @@ extern const ag__core_services *ag__cl_core;
 const char *ag__cl_name(cl_int e);
 /* The status a native OpenCL error means to a caller (memory errors: AG_ERR_OUT_OF_MEMORY). */
 ag_status ag__cl_status(cl_int e);
+
+/* Every OpenCL failure the backend reports is written here, so all read alike: @p fmt and its
+   arguments name the call and whatever the call site adds ("clSetKernelArg(3)", "clCreateKernel:
+   no kernel named \"k\""), followed by ": NAME (code)". Records that as the thread's error and
+   returns @p st. */
+ag_status ag__cl_error(ag_status st, cl_int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* "call: NAME (code)" with the status the error means: "clEnqueueNDRangeKernel:
+   CL_OUT_OF_RESOURCES (-5)", AG_ERR_DEVICE. CL_TRY returns that from the calling function when
+   @p expr is not CL_SUCCESS. */
+#define CL_FAIL(call, e) ag__cl_error(ag__cl_status(e), (e), "%s", (call))
+#define CL_TRY(call, expr)                                                                      \
+  do {                                                                                          \
+    cl_int e_ = (expr);                                                                         \
+    if (e_ != CL_SUCCESS)                                                                       \
+      return CL_FAIL(call, e_);                                                                 \
+  } while (0)
 
 /* The BLAS for a device: CLBlast on GPUs and accelerators, OpenBLAS on mapped buffers on CPU
    devices (ANYGPU_OPENCL_BLAS=clblast|openblas overrides that); NULL when neither is there. */
