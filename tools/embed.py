@@ -3,8 +3,9 @@
 
     embed.py --text|--binary --table NAME [-I DIR]... OUT.c IN...
 
---text inlines every `#include "x.h"` found in the -I folders (once each), so an OpenCL
-driver needs no include path at run time, and stores the source as a NUL-terminated string.
+--text inlines every `#include "x.h"` found in the -I folders (wherever it appears, as the
+preprocessor would), so an OpenCL driver needs no include path at run time, and stores the
+source as a NUL-terminated string.
 --binary stores the bytes as they are (a CUDA fatbin). The table is
     const ag__embedded NAME[] = {{"fill", bytes, size}, ..., {0}};
 named by each input's file name without its extension.
@@ -16,7 +17,10 @@ import sys
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
 
-def inline(path, dirs, seen):
+def inline(path, dirs, stack):
+    """The text of path with each `#include "x.h"` replaced by x.h's text, every time it
+    appears, as the preprocessor would: headers guard themselves, and variant.h is meant to
+    be included again."""
     out = []
     for line in open(path, encoding="utf-8").read().splitlines():
         m = INCLUDE.match(line)
@@ -31,9 +35,9 @@ def inline(path, dirs, seen):
         else:
             sys.exit(f"embed.py: {path}: cannot find {name} in {dirs}")
         key = os.path.realpath(cand)
-        if key not in seen:
-            seen.add(key)
-            out.append(inline(cand, dirs, seen))
+        if key in stack:
+            sys.exit(f"embed.py: {path} includes {name}, which includes it")
+        out.append(inline(cand, dirs, stack + [key]))
     return "\n".join(out) + "\n"
 
 
@@ -57,7 +61,7 @@ def main(argv):
     entries = []
     for i, path in enumerate(inputs):
         if mode == "text":
-            data = inline(path, dirs, set()).encode() + b"\0"
+            data = inline(path, dirs, [os.path.realpath(path)]).encode() + b"\0"
         else:
             data = open(path, "rb").read()
         body = ",".join(str(b) for b in data)
