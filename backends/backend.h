@@ -20,7 +20,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 5
+#define AG__BACKEND_ABI 6
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -44,11 +44,11 @@ typedef struct ag__karg {
 /* Log levels, as ANYGPU_LOG names them. */
 enum { AG__LOG_ERROR = 1, AG__LOG_WARN = 2, AG__LOG_INFO = 3, AG__LOG_DEBUG = 4 };
 
-/* Where one family of built-in kernels (one file of kernels_cl/ and kernels_cu/) comes from on
-   a backend: exactly one of the three forms is set. */
+/* Where one built-in kernel family (kernels_shared/families.h) comes from on a backend, as
+   builtin_find describes it: exactly one of the three forms is set. */
 typedef struct ag__builtin_src {
   const char *source;          /* OpenCL C, built by the core through its caches */
-  const char *options;         /* build options for source */
+  char options[64];            /* build options for source (which dtype: "-DAG_TC=5") */
   const void *binary;          /* a binary program_load accepts (CUDA's embedded fatbin) */
   size_t binary_size;
   const ag_host_kernel_def *host_kernels; /* host C twins of the kernels */
@@ -296,9 +296,15 @@ typedef struct ag__backend {
 
   /* ---- built-in kernels ----------------------------------------------------------------- */
 
-  /* Where built-in family @p family ("fill") comes from on this backend. Static data; any
-     thread. AG_ERR_UNSUPPORTED when the backend lacks the family. Required. */
-  ag_status (*builtin_find)(const char *family, ag__builtin_src *src);
+  /* Where built-in family @p family ("fill") comes from on this backend: for dtype code
+     @p variant (0 to 7) of a family built per dtype, -1 for a family built once. The backend
+     chooses the build options that select the dtype. Static data; any thread.
+     AG_ERR_UNSUPPORTED when the backend lacks the family. Required. */
+  ag_status (*builtin_find)(const char *family, int variant, ag__builtin_src *src);
+  /* Whether the program builtin_find gives for a per-dtype family holds every dtype (CUDA's
+     fatbin, the host's table): the core then builds it once per device, as variant 0, rather
+     than once for each dtype a program uses (OpenCL, whose compilers are slow). */
+  bool builtin_all_dtypes;
 
   /* ---- BLAS and FFT --------------------------------------------------------------------- */
 

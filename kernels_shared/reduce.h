@@ -1,21 +1,44 @@
-/* kernels_shared/reduce.h - the reductions of one dtype variant (sum, dot, min, max, argmin,
-   argmax, nrm2): each an accumulator state with init, accumulate, merge and final functions
-   (the math, once for every dialect), then the list of kernels, AG_DEF_REDUCE invocations
-   that kernels_shared/skeleton_gpu.h or backends/host/kernels/ turn into kernels.
+/* kernels_shared/reduce.h - the reduce family: sum, dot, min, max, argmin, argmax and nrm2,
+   over everything or along one axis. For one dtype variant (AG_TC, see variant.h): each
+   reduction an accumulator state with init, accumulate, merge and final functions (the math,
+   once for every dialect), then its kernels ag_<op>_<in>_<out>_{cols,rows,merge}.
+
+   x is viewed as [outer][len][inner] and reduced over len, each output's range cut into
+   `parts` pieces whose states are merged afterwards (the _merge kernel) when parts > 1.
+   _cols: one item per (outer, part, inner) index, walking its piece in order; neighbouring
+   items take neighbouring inner indices, so GPUs read coalesced rows of the inner axis and
+   CPUs stream contiguous memory when inner is 1.
+   _rows: inner is 1; one work-group per (outer, part) strides through the piece together and
+   merges its states in a tree in local memory (GPUs only). Its size is a power of two up to
+   256, whatever the kernel's limit on the device allows (src/reduce.c chooses it).
+   y is read only by dot (the op layer passes x again otherwise).
 
    Accuracy: integer sums are exact in 64 bits. Float sums add blocks of AG_RBLOCK (256)
    consecutive elements in 16 lanes of plain additions, add the lanes pairwise, then add each
-   block into a Kahan-compensated total, so a float32 sum of
-   2^24 values keeps about 1e-7 relative error (a plain running sum loses about 1e-2); states
-   of different work-items merge with the compensation carried along. Inf and NaN propagate
-   as in plain arithmetic. nrm2 keeps (scale, sum of squares) as LAPACK's dnrm2 does, so no
-   square overflows or underflows.
+   block into a Kahan-compensated total, so a float32 sum of 2^24 values keeps about 1e-7
+   relative error (a plain running sum loses about 1e-2); states of different work-items merge
+   with the compensation carried along. Inf and NaN propagate as in plain arithmetic. nrm2
+   keeps (scale, sum of squares) as LAPACK's dnrm2 does, so no square overflows or
+   underflows. */
 
-   Include with AG_TC set (see variant.h); AG_EW_LIST_ONLY expands only the kernel list. */
+/* ---- parameter lists (skeleton_gpu.h), also read by the op layer (src/reduce.c): T1 is x's
+   type, T2 the state's, T3 out's; n counts items (_cols: outer * parts * inner; _merge:
+   outer * inner) or work-groups (_rows: outer * parts). ---- */
+#define AG_SHAPE_REDUCE_COLS(A, V, B, T1, T2, T3)                                                  \
+  A(const T1, x) A(const T1, y) V(ag_u64, len) V(ag_u64, inner) V(ag_u64, parts) B(T2, part) A(T3, out)
+#define AG_SHAPE_REDUCE_ROWS(A, V, B, T1, T2, T3)                                                  \
+  A(const T1, x) A(const T1, y) V(ag_u64, len) V(ag_u64, parts) B(T2, part) A(T3, out)
+#define AG_SHAPE_REDUCE_MERGE(A, V, B, T1, T2, T3) B(const T2, part) V(ag_u64, parts) V(ag_u64, inner) A(T3, out)
+
+#ifndef AG_SHAPES_ONLY
 #include "dialect.h"
 #include "complex.h"
-#include "reduce_items.h"
 #include "variant.h"
+
+/* Elements a work-item accumulates at a time (the accb functions below read them): a block is
+   added up in independent lanes, then into the running state once, which keeps the state's
+   dependency chain (Kahan: four additions) off the critical path. */
+#define AG_RBLOCK 256
 
 #if !AG_NEEDS_F64 || AG_HAVE_F64
 
@@ -25,32 +48,25 @@
 #define AG_RS(op) AG_CAT2(ag_rs_##op, AG_SFX)
 #define AG_RN(fn, op) AG_CAT2(ag_r_##fn##_##op, AG_SFX)
 
+/* The accumulated type of plain sums: 64-bit for integers. */
 #if AG_UINT
 #define AG_A ag_u64
 #elif AG_SINT
 #define AG_A ag_i64
 #else
-#define AG_A T
-#endif
-
-#ifndef AG_EW_LIST_ONLY
-
-#if AG_CPLX
-#define AG_MK(re, im) AG_CAT2(AG_RMK_, AG_TC)(re, im)
-#define AG_RMK_6 AG_C64
-#define AG_RMK_7 AG_C128
+#define AG_A AG_T
 #endif
 
 /* ---- loads: one element, or the product of two (dot, unconjugated) ---- */
-AG_INLINE AG_A AG_RN(load, plain)(AG_GLOBAL const T *x, AG_GLOBAL const T *y, ag_u64 i) {
+AG_INLINE AG_A AG_RN(load, plain)(AG_GLOBAL const AG_T *x, AG_GLOBAL const AG_T *y, ag_u64 i) {
   (void)y;
   return (AG_A)x[i];
 }
-AG_INLINE T AG_RN(load, same)(AG_GLOBAL const T *x, AG_GLOBAL const T *y, ag_u64 i) {
+AG_INLINE AG_T AG_RN(load, same)(AG_GLOBAL const AG_T *x, AG_GLOBAL const AG_T *y, ag_u64 i) {
   (void)y;
   return x[i];
 }
-AG_INLINE AG_A AG_RN(load, dot)(AG_GLOBAL const T *x, AG_GLOBAL const T *y, ag_u64 i) {
+AG_INLINE AG_A AG_RN(load, dot)(AG_GLOBAL const AG_T *x, AG_GLOBAL const AG_T *y, ag_u64 i) {
 #if AG_CPLX
   return AG_CAT2(ag_cmul, AG_RSFX)(x[i], y[i]);
 #else
@@ -81,10 +97,10 @@ AG_INLINE AG_RS(sum) AG_RN(merge, sum)(AG_RS(sum) a, AG_RS(sum) b) {
 /* Kahan's compensated addition of v to (s, c), whose true total is s - c. A non-finite total
    stops compensating, so Inf and NaN come out as plain addition gives them. */
 typedef struct AG_RS(kahan) {
-  R s, c;
+  AG_R s, c;
 } AG_RS(kahan);
-AG_INLINE AG_RS(kahan) AG_RN(kadd, sum)(AG_RS(kahan) a, R v) {
-  R y = v - a.c, t = a.s + y;
+AG_INLINE AG_RS(kahan) AG_RN(kadd, sum)(AG_RS(kahan) a, AG_R v) {
+  AG_R y = v - a.c, t = a.s + y;
   if (t - t != 0) {
     a.s = t;
     a.c = 0;
@@ -112,7 +128,7 @@ AG_INLINE AG_RS(sum) AG_RN(init, sum)(void) {
 #endif
   return r;
 }
-AG_INLINE AG_RS(sum) AG_RN(acc1, sum)(AG_RS(sum) a, T v, ag_u64 k) {
+AG_INLINE AG_RS(sum) AG_RN(acc1, sum)(AG_RS(sum) a, AG_T v, ag_u64 k) {
   (void)k;
 #if AG_CPLX
   a.re = AG_RN(kadd, sum)(a.re, v.x);
@@ -135,41 +151,41 @@ AG_INLINE AG_RS(sum) AG_RN(merge, sum)(AG_RS(sum) a, AG_RS(sum) b) {
    into the compensated total once. One block's rounding is that of 16 additions; the total
    is exact to the compensation. AG_SUM_BLOCK(load) makes one per load (plain, dot). */
 #if AG_CPLX
-#define AG_SUM_BLOCK(ld)                                                                        \
-  AG_INLINE AG_RS(sum) AG_CAT2(ag_r_accb_sum_##ld, AG_SFX)(AG_RS(sum) a, AG_GLOBAL const T *x,  \
-                                                          AG_GLOBAL const T *y, ag_u64 k,       \
-                                                          ag_u64 inner) {                       \
-    R re[16], im[16];                                                                           \
-    for (int j = 0; j < 16; j++)                                                                \
-      re[j] = im[j] = 0;                                                                        \
-    for (int i = 0; i < AG_RBLOCK; i += 16)                                                     \
-      for (int j = 0; j < 16; j++) {                                                            \
-        T v = AG_CAT2(ag_r_load_##ld, AG_SFX)(x, y, (k + (ag_u64)(i + j)) * inner);             \
-        re[j] += v.x;                                                                           \
-        im[j] += v.y;                                                                           \
-      }                                                                                         \
-    for (int w = 8; w > 0; w >>= 1)                                                             \
-      for (int j = 0; j < w; j++) {                                                             \
-        re[j] += re[j + w];                                                                     \
-        im[j] += im[j + w];                                                                     \
-      }                                                                                         \
-    return AG_RN(acc1, sum)(a, AG_MK(re[0], im[0]), k);                                         \
+#define AG_SUM_BLOCK(ld)                                                                           \
+  AG_INLINE AG_RS(sum) AG_CAT2(ag_r_accb_sum_##ld, AG_SFX)(AG_RS(sum) a, AG_GLOBAL const AG_T *x,  \
+                                                          AG_GLOBAL const AG_T *y, ag_u64 k,       \
+                                                          ag_u64 inner) {                          \
+    AG_R re[16], im[16];                                                                           \
+    for (int j = 0; j < 16; j++)                                                                   \
+      re[j] = im[j] = 0;                                                                           \
+    for (int i = 0; i < AG_RBLOCK; i += 16)                                                        \
+      for (int j = 0; j < 16; j++) {                                                               \
+        AG_T v = AG_CAT2(ag_r_load_##ld, AG_SFX)(x, y, (k + (ag_u64)(i + j)) * inner);             \
+        re[j] += v.x;                                                                              \
+        im[j] += v.y;                                                                              \
+      }                                                                                            \
+    for (int w = 8; w > 0; w >>= 1)                                                                \
+      for (int j = 0; j < w; j++) {                                                                \
+        re[j] += re[j + w];                                                                        \
+        im[j] += im[j + w];                                                                        \
+      }                                                                                            \
+    return AG_RN(acc1, sum)(a, AG_MAKE(re[0], im[0]), k);                                          \
   }
 #else
-#define AG_SUM_BLOCK(ld)                                                                        \
-  AG_INLINE AG_RS(sum) AG_CAT2(ag_r_accb_sum_##ld, AG_SFX)(AG_RS(sum) a, AG_GLOBAL const T *x,  \
-                                                          AG_GLOBAL const T *y, ag_u64 k,       \
-                                                          ag_u64 inner) {                       \
-    AG_A l[16];                                                                                 \
-    for (int j = 0; j < 16; j++)                                                                \
-      l[j] = 0;                                                                                 \
-    for (int i = 0; i < AG_RBLOCK; i += 16)                                                     \
-      for (int j = 0; j < 16; j++)                                                              \
-        l[j] += AG_CAT2(ag_r_load_##ld, AG_SFX)(x, y, (k + (ag_u64)(i + j)) * inner);           \
-    for (int w = 8; w > 0; w >>= 1)                                                             \
-      for (int j = 0; j < w; j++)                                                               \
-        l[j] += l[j + w];                                                                       \
-    return AG_RN(acc1, sum)(a, l[0], k);                                                        \
+#define AG_SUM_BLOCK(ld)                                                                           \
+  AG_INLINE AG_RS(sum) AG_CAT2(ag_r_accb_sum_##ld, AG_SFX)(AG_RS(sum) a, AG_GLOBAL const AG_T *x,  \
+                                                          AG_GLOBAL const AG_T *y, ag_u64 k,       \
+                                                          ag_u64 inner) {                          \
+    AG_A l[16];                                                                                    \
+    for (int j = 0; j < 16; j++)                                                                   \
+      l[j] = 0;                                                                                    \
+    for (int i = 0; i < AG_RBLOCK; i += 16)                                                        \
+      for (int j = 0; j < 16; j++)                                                                 \
+        l[j] += AG_CAT2(ag_r_load_##ld, AG_SFX)(x, y, (k + (ag_u64)(i + j)) * inner);              \
+    for (int w = 8; w > 0; w >>= 1)                                                                \
+      for (int j = 0; j < w; j++)                                                                  \
+        l[j] += l[j + w];                                                                          \
+    return AG_RN(acc1, sum)(a, l[0], k);                                                           \
   }
 #endif
 AG_SUM_BLOCK(plain)
@@ -185,9 +201,9 @@ AG_INLINE ag_f32 AG_RN(final_f32, sum)(AG_RS(sum) a) { return (ag_f32)a.s; }
 AG_INLINE ag_f64 AG_RN(final_f64, sum)(AG_RS(sum) a) { return (ag_f64)a.s; }
 #endif
 #elif AG_FLOAT
-AG_INLINE T AG_RN(final_same, sum)(AG_RS(sum) a) { return a.re.s - a.re.c; }
+AG_INLINE AG_T AG_RN(final_same, sum)(AG_RS(sum) a) { return a.re.s - a.re.c; }
 #else
-AG_INLINE T AG_RN(final_same, sum)(AG_RS(sum) a) { return AG_MK(a.re.s - a.re.c, a.im.s - a.im.c); }
+AG_INLINE AG_T AG_RN(final_same, sum)(AG_RS(sum) a) { return AG_MAKE(a.re.s - a.re.c, a.im.s - a.im.c); }
 #endif
 
 #if AG_REAL
@@ -198,7 +214,7 @@ AG_INLINE T AG_RN(final_same, sum)(AG_RS(sum) a) { return AG_MK(a.re.s - a.re.c,
 #elif AG_SINT
 #define AG_EV ag_i32
 #else
-#define AG_EV T
+#define AG_EV AG_T
 #endif
 /* ---- min and max: NaN wins, as in numpy ---- */
 typedef struct AG_RS(ext) {
@@ -211,30 +227,30 @@ AG_INLINE AG_RS(ext) AG_RN(init, ext)(void) {
   r.n = 0;
   return r;
 }
-#define AG_EXT_FUNCS(op, BETTER)                                                                \
-  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_merge_##op, AG_SFX)(AG_RS(ext) a, AG_RS(ext) b) {                           \
-    if (!a.n)                                                                                   \
-      return b;                                                                                 \
-    if (b.n && a.v == a.v && (b.v != b.v || BETTER(b.v, a.v)))                                  \
-      a.v = b.v;                                                                                \
-    return a;                                                                                   \
-  }                                                                                             \
-  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_acc1_##op, AG_SFX)(AG_RS(ext) a, T v, ag_u64 k) {                           \
-    (void)k;                                                                                    \
-    AG_RS(ext) b;                                                                               \
-    b.v = v;                                                                                    \
-    b.n = 1;                                                                                    \
-    return AG_CAT2(ag_r_merge_##op, AG_SFX)(a, b);                                                              \
-  }                                                                                             \
-  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_accb_##op##_same, AG_SFX)(AG_RS(ext) a, AG_GLOBAL const T *x, \
-                                                                AG_GLOBAL const T *y, ag_u64 k, \
-                                                                ag_u64 inner) {                 \
-    for (int j = 0; j < AG_RBLOCK; j++)                                                         \
-      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner),  \
-                                          k + (ag_u64)j);                                       \
-    return a;                                                                                   \
-  }                                                                                             \
-  AG_INLINE T AG_CAT2(ag_r_final_same_##op, AG_SFX)(AG_RS(ext) a) { return (T)a.v; }
+#define AG_EXT_FUNCS(op, BETTER)                                                                   \
+  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_merge_##op, AG_SFX)(AG_RS(ext) a, AG_RS(ext) b) {              \
+    if (!a.n)                                                                                      \
+      return b;                                                                                    \
+    if (b.n && a.v == a.v && (b.v != b.v || BETTER(b.v, a.v)))                                     \
+      a.v = b.v;                                                                                   \
+    return a;                                                                                      \
+  }                                                                                                \
+  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_acc1_##op, AG_SFX)(AG_RS(ext) a, AG_T v, ag_u64 k) {           \
+    (void)k;                                                                                       \
+    AG_RS(ext) b;                                                                                  \
+    b.v = v;                                                                                       \
+    b.n = 1;                                                                                       \
+    return AG_CAT2(ag_r_merge_##op, AG_SFX)(a, b);                                                 \
+  }                                                                                                \
+  AG_INLINE AG_RS(ext) AG_CAT2(ag_r_accb_##op##_same, AG_SFX)(AG_RS(ext) a, AG_GLOBAL const AG_T *x, \
+                                                                AG_GLOBAL const AG_T *y, ag_u64 k, \
+                                                                ag_u64 inner) {                    \
+    for (int j = 0; j < AG_RBLOCK; j++)                                                            \
+      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner),     \
+                                          k + (ag_u64)j);                                          \
+    return a;                                                                                      \
+  }                                                                                                \
+  AG_INLINE AG_T AG_CAT2(ag_r_final_same_##op, AG_SFX)(AG_RS(ext) a) { return (AG_T)a.v; }
 #define AG_LESS(a, b) ((a) < (b))
 #define AG_MORE(a, b) ((a) > (b))
 AG_EXT_FUNCS(min, AG_LESS)
@@ -252,31 +268,31 @@ AG_INLINE AG_RS(arg) AG_RN(init, arg)(void) {
   r.i = ~(ag_u64)0;
   return r;
 }
-#define AG_ARG_FUNCS(op, BETTER)                                                                \
-  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_merge_##op, AG_SFX)(AG_RS(arg) a, AG_RS(arg) b) {                           \
-    if (a.i == ~(ag_u64)0)                                                                      \
-      return b;                                                                                 \
-    if (b.i == ~(ag_u64)0)                                                                      \
-      return a;                                                                                 \
-    bool an = a.v != a.v, bn = b.v != b.v;                                                      \
-    if (an || bn)                                                                               \
-      return an && bn ? (b.i < a.i ? b : a) : an ? a : b;                                       \
-    return BETTER(b.v, a.v) || (b.v == a.v && b.i < a.i) ? b : a;                               \
-  }                                                                                             \
-  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_acc1_##op, AG_SFX)(AG_RS(arg) a, T v, ag_u64 k) {                           \
-    AG_RS(arg) b;                                                                               \
-    b.v = v;                                                                                    \
-    b.i = k;                                                                                    \
-    return AG_CAT2(ag_r_merge_##op, AG_SFX)(a, b);                                                              \
-  }                                                                                             \
-  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_accb_##op##_same, AG_SFX)(AG_RS(arg) a, AG_GLOBAL const T *x, \
-                                                                AG_GLOBAL const T *y, ag_u64 k, \
-                                                                ag_u64 inner) {                 \
-    for (int j = 0; j < AG_RBLOCK; j++)                                                         \
-      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner),  \
-                                          k + (ag_u64)j);                                       \
-    return a;                                                                                   \
-  }                                                                                             \
+#define AG_ARG_FUNCS(op, BETTER)                                                                   \
+  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_merge_##op, AG_SFX)(AG_RS(arg) a, AG_RS(arg) b) {              \
+    if (a.i == ~(ag_u64)0)                                                                         \
+      return b;                                                                                    \
+    if (b.i == ~(ag_u64)0)                                                                         \
+      return a;                                                                                    \
+    bool an = a.v != a.v, bn = b.v != b.v;                                                         \
+    if (an || bn)                                                                                  \
+      return an && bn ? (b.i < a.i ? b : a) : an ? a : b;                                          \
+    return BETTER(b.v, a.v) || (b.v == a.v && b.i < a.i) ? b : a;                                  \
+  }                                                                                                \
+  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_acc1_##op, AG_SFX)(AG_RS(arg) a, AG_T v, ag_u64 k) {           \
+    AG_RS(arg) b;                                                                                  \
+    b.v = v;                                                                                       \
+    b.i = k;                                                                                       \
+    return AG_CAT2(ag_r_merge_##op, AG_SFX)(a, b);                                                 \
+  }                                                                                                \
+  AG_INLINE AG_RS(arg) AG_CAT2(ag_r_accb_##op##_same, AG_SFX)(AG_RS(arg) a, AG_GLOBAL const AG_T *x, \
+                                                                AG_GLOBAL const AG_T *y, ag_u64 k, \
+                                                                ag_u64 inner) {                    \
+    for (int j = 0; j < AG_RBLOCK; j++)                                                            \
+      a = AG_CAT2(ag_r_acc1_##op, AG_SFX)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner),     \
+                                          k + (ag_u64)j);                                          \
+    return a;                                                                                      \
+  }                                                                                                \
   AG_INLINE ag_u32 AG_CAT2(ag_r_final_u32_##op, AG_SFX)(AG_RS(arg) a) { return (ag_u32)a.i; }
 AG_ARG_FUNCS(argmin, AG_LESS)
 AG_ARG_FUNCS(argmax, AG_MORE)
@@ -290,7 +306,7 @@ AG_ARG_FUNCS(argmax, AG_MORE)
 /* ---- nrm2: sqrt(sum |x|^2) as scale * sqrt(ssq), the sum of squares (each at most 1)
    Kahan-compensated like sums, so float32 keeps its accuracy over long vectors ---- */
 typedef struct AG_RS(nrm2) {
-  R scale;
+  AG_R scale;
   AG_RS(kahan) ssq;
 } AG_RS(nrm2);
 AG_INLINE AG_RS(nrm2) AG_RN(init, nrm2)(void) {
@@ -315,15 +331,15 @@ AG_INLINE AG_RS(nrm2) AG_RN(merge, nrm2)(AG_RS(nrm2) a, AG_RS(nrm2) b) {
       a.scale = b.scale;
     return a;
   }
-  R r = b.scale / a.scale, r2 = r * r;
+  AG_R r = b.scale / a.scale, r2 = r * r;
   a.ssq = AG_RN(kadd, sum)(a.ssq, b.ssq.s * r2);
   a.ssq = AG_RN(kadd, sum)(a.ssq, -b.ssq.c * r2);
   if (b.scale != b.scale)
     a.scale = b.scale;
   return a;
 }
-AG_INLINE AG_RS(nrm2) AG_RN(add_real, nrm2)(AG_RS(nrm2) a, R v) {
-  R m = AG_CAT2(AG_FABS, AG_RSFX)(v);
+AG_INLINE AG_RS(nrm2) AG_RN(add_real, nrm2)(AG_RS(nrm2) a, AG_R v) {
+  AG_R m = AG_CAT2(AG_FABS, AG_RSFX)(v);
   if (m != m) {
     a.scale = m;
     return a;
@@ -334,7 +350,7 @@ AG_INLINE AG_RS(nrm2) AG_RN(add_real, nrm2)(AG_RS(nrm2) a, R v) {
   b.ssq.c = 0;
   return AG_RN(merge, nrm2)(a, b);
 }
-AG_INLINE AG_RS(nrm2) AG_RN(acc1, nrm2)(AG_RS(nrm2) a, T v, ag_u64 k) {
+AG_INLINE AG_RS(nrm2) AG_RN(acc1, nrm2)(AG_RS(nrm2) a, AG_T v, ag_u64 k) {
   (void)k;
 #if AG_CPLX
   a = AG_RN(add_real, nrm2)(a, v.x);
@@ -351,23 +367,23 @@ AG_INLINE AG_RS(nrm2) AG_RN(acc1, nrm2)(AG_RS(nrm2) a, T v, ag_u64 k) {
 #else
 #define AG_NRM2_PARTS(v, F) F(v)
 #endif
-AG_INLINE AG_RS(nrm2) AG_CAT2(ag_r_accb_nrm2_same, AG_SFX)(AG_RS(nrm2) a, AG_GLOBAL const T *x,
-                                                          AG_GLOBAL const T *y, ag_u64 k, ag_u64 inner) {
-  R l[16];
+AG_INLINE AG_RS(nrm2) AG_CAT2(ag_r_accb_nrm2_same, AG_SFX)(AG_RS(nrm2) a, AG_GLOBAL const AG_T *x,
+                                                          AG_GLOBAL const AG_T *y, ag_u64 k, ag_u64 inner) {
+  AG_R l[16];
   for (int j = 0; j < 16; j++)
     l[j] = 0;
-#define AG_NRM2_MAX(c)                                                                          \
-  {                                                                                             \
-    R t_ = AG_CAT2(AG_FABS, AG_RSFX)(c);                                                        \
-    l[j] = t_ > l[j] ? t_ : l[j];                                                               \
+#define AG_NRM2_MAX(c)                                                                             \
+  {                                                                                                \
+    AG_R t_ = AG_CAT2(AG_FABS, AG_RSFX)(c);                                                        \
+    l[j] = t_ > l[j] ? t_ : l[j];                                                                  \
   }
   for (int i = 0; i < AG_RBLOCK; i += 16)
     for (int j = 0; j < 16; j++) {
-      T v = AG_RN(load, same)(x, y, (k + (ag_u64)(i + j)) * inner);
+      AG_T v = AG_RN(load, same)(x, y, (k + (ag_u64)(i + j)) * inner);
       AG_NRM2_PARTS(v, AG_NRM2_MAX)
     }
 #undef AG_NRM2_MAX
-  R m = 0;
+  AG_R m = 0;
   for (int j = 0; j < 16; j++)
     m = l[j] > m ? l[j] : m;
   if (!(m > 0 && m - m == 0)) { /* zero, Inf or NaN: element by element */
@@ -375,17 +391,17 @@ AG_INLINE AG_RS(nrm2) AG_CAT2(ag_r_accb_nrm2_same, AG_SFX)(AG_RS(nrm2) a, AG_GLO
       a = AG_RN(acc1, nrm2)(a, AG_RN(load, same)(x, y, (k + (ag_u64)j) * inner), k);
     return a;
   }
-  R inv = (R)1 / m;
+  AG_R inv = (AG_R)1 / m;
   for (int j = 0; j < 16; j++)
     l[j] = 0;
-#define AG_NRM2_SQUARE(c)                                                                       \
-  {                                                                                             \
-    R t_ = (c)*inv;                                                                             \
-    l[j] += t_ * t_;                                                                            \
+#define AG_NRM2_SQUARE(c)                                                                          \
+  {                                                                                                \
+    AG_R t_ = (c)*inv;                                                                             \
+    l[j] += t_ * t_;                                                                               \
   }
   for (int i = 0; i < AG_RBLOCK; i += 16)
     for (int j = 0; j < 16; j++) {
-      T v = AG_RN(load, same)(x, y, (k + (ag_u64)(i + j)) * inner);
+      AG_T v = AG_RN(load, same)(x, y, (k + (ag_u64)(i + j)) * inner);
       AG_NRM2_PARTS(v, AG_NRM2_SQUARE)
     }
 #undef AG_NRM2_SQUARE
@@ -399,87 +415,120 @@ AG_INLINE AG_RS(nrm2) AG_CAT2(ag_r_accb_nrm2_same, AG_SFX)(AG_RS(nrm2) a, AG_GLO
   b.ssq.c = 0;
   return AG_RN(merge, nrm2)(a, b);
 }
-AG_INLINE R AG_RN(final_real, nrm2)(AG_RS(nrm2) a) {
+AG_INLINE AG_R AG_RN(final_real, nrm2)(AG_RS(nrm2) a) {
   return a.scale * AG_CAT2(AG_SQRT, AG_RSFX)(a.ssq.s - a.ssq.c);
 }
 #endif
 
-#if AG_CPLX
-#undef AG_MK
-#undef AG_RMK_6
-#undef AG_RMK_7
-#endif
 
-#endif /* AG_EW_LIST_ONLY */
+/* ---- the kernels ---- */
 
-/* ---- the kernels: ag_<op>_<in>_<out> + _cols, _rows, _merge ----
-   AG_RED(kernel op, function op, state, load, final, out dtype name, out type, accumulated
-   type). Every name parameter is only ever pasted. */
-#define AG_RED(kop, fop, st, ld, fin, out, TO, AT)                                              \
-  AG_DEF_REDUCE(AG_CAT3(ag_##kop, AG_SFX, AG_CAT2(_, out)), AG_CAT2(ag_rs_##st, AG_SFX), T, TO, \
-                AT,                                                                            \
-                AG_CAT2(ag_r_load_##ld, AG_SFX), AG_CAT2(ag_r_init_##st, AG_SFX),               \
-                AG_CAT2(ag_r_acc1_##fop, AG_SFX), AG_CAT2(ag_r_accb_##fop##_##ld, AG_SFX),           \
-                AG_CAT2(ag_r_merge_##fop, AG_SFX), AG_CAT2(ag_r_final_##fin##_##fop, AG_SFX))
+/* The three kernels of one reduction K with state S and output type TO. */
+#define AG_REDUCE_KERNELS(K, S, TO, LOAD, INIT, ACC1, ACCB, MERGE, FINAL)                          \
+  /* Item i of a _cols launch: one piece of one output's range, walked in order. */                \
+  AG_INLINE void AG_CAT2(K, _cols_item)(AG_GLOBAL const AG_T *x, AG_GLOBAL const AG_T *y,          \
+                                        ag_u64 len, ag_u64 inner, ag_u64 parts,                    \
+                                        AG_GLOBAL S *part, AG_GLOBAL TO *out, ag_u64 gid) {        \
+    ag_u64 i = gid % inner, p = (gid / inner) % parts, o = gid / inner / parts;                    \
+    ag_u64 per = (len + parts - 1) / parts, k = p * per < len ? p * per : len;                     \
+    ag_u64 k1 = len - k < per ? len : k + per;                                                     \
+    x += o * len * inner + i;                                                                      \
+    y += o * len * inner + i;                                                                      \
+    S s = INIT();                                                                                  \
+    if (inner == 1) { /* contiguous: compiled for stride 1, so block loads vectorise */            \
+      for (; k + AG_RBLOCK <= k1; k += AG_RBLOCK)                                                  \
+        s = ACCB(s, x, y, k, 1);                                                                   \
+    } else {                                                                                       \
+      for (; k + AG_RBLOCK <= k1; k += AG_RBLOCK)                                                  \
+        s = ACCB(s, x, y, k, inner);                                                               \
+    }                                                                                              \
+    for (; k < k1; k++)                                                                            \
+      s = ACC1(s, LOAD(x, y, k * inner), k);                                                       \
+    if (parts == 1)                                                                                \
+      out[o * inner + i] = FINAL(s);                                                               \
+    else                                                                                           \
+      part[(o * parts + p) * inner + i] = s;                                                       \
+  }                                                                                                \
+  AG_ITEMS(AG_CAT2(K, _cols), AG_SHAPE_REDUCE_COLS, AG_T, S, TO,                                   \
+           AG_CAT2(K, _cols_item)(x, y, len, inner, parts, part, out, i))                          \
+  /* Group g of a _rows launch: one piece of one row, a work-group reading it together. */         \
+  AG_GROUPS(AG_CAT2(K, _rows), AG_SHAPE_REDUCE_ROWS, AG_T, S, TO, AG_LOCAL_MEM S sh[256];, {       \
+    ag_u32 l = AG_LOCAL_ID, wg = AG_LOCAL_SIZE;                                                    \
+    ag_u64 o = g / parts, p = g % parts;                                                           \
+    ag_u64 per = (len + parts - 1) / parts, k0 = p * per < len ? p * per : len;                    \
+    ag_u64 k1 = len - k0 < per ? len : k0 + per;                                                   \
+    AG_GLOBAL const AG_T *xr = x + o * len, *yr = y + o * len;                                     \
+    S s = INIT();                                                                                  \
+    for (ag_u64 k = k0 + l; k < k1; k += wg)                                                       \
+      s = ACC1(s, LOAD(xr, yr, k), k);                                                             \
+    sh[l] = s;                                                                                     \
+    AG_BARRIER();                                                                                  \
+    for (ag_u32 w = wg / 2; w > 0; w >>= 1) {                                                      \
+      if (l < w)                                                                                   \
+        sh[l] = MERGE(sh[l], sh[l + w]);                                                           \
+      AG_BARRIER();                                                                                \
+    }                                                                                              \
+    if (l == 0) {                                                                                  \
+      if (parts == 1)                                                                              \
+        out[o] = FINAL(sh[0]);                                                                     \
+      else                                                                                         \
+        part[o * parts + p] = sh[0];                                                               \
+    }                                                                                              \
+  })                                                                                               \
+  /* Item i of a _merge launch: one output, from its parts' states. */                             \
+  AG_INLINE void AG_CAT2(K, _merge_item)(AG_GLOBAL const S *part, ag_u64 parts, ag_u64 inner,      \
+                                         AG_GLOBAL TO *out, ag_u64 gid) {                          \
+    ag_u64 i = gid % inner, o = gid / inner;                                                       \
+    part += o * parts * inner + i;                                                                 \
+    S s = part[0];                                                                                 \
+    for (ag_u64 p = 1; p < parts; p++)                                                             \
+      s = MERGE(s, part[p * inner]);                                                               \
+    out[gid] = FINAL(s);                                                                           \
+  }                                                                                                \
+  AG_ITEMS(AG_CAT2(K, _merge), AG_SHAPE_REDUCE_MERGE, AG_T, S, TO,                                 \
+           AG_CAT2(K, _merge_item)(part, parts, inner, out, i))
 
+/* AG_RED(kernel, function op, state, load, final, out dtype name, out type) defines the
+   kernels named kernel_<dtype>_<out>. Every name parameter but the kernel's is only ever
+   pasted. */
+#define AG_RED(K, fop, st, ld, fin, out, TO)                                                       \
+  AG_REDUCE_KERNELS(AG_CAT3(AG_KN(K), _, out), AG_CAT2(ag_rs_##st, AG_SFX), TO,                    \
+                    AG_CAT2(ag_r_load_##ld, AG_SFX), AG_CAT2(ag_r_init_##st, AG_SFX),              \
+                    AG_CAT2(ag_r_acc1_##fop, AG_SFX), AG_CAT2(ag_r_accb_##fop##_##ld, AG_SFX),     \
+                    AG_CAT2(ag_r_merge_##fop, AG_SFX), AG_CAT2(ag_r_final_##fin##_##fop, AG_SFX))
+
+/* Integer sums come out as u32 or i32 (the input's signedness), f32 or f64; float and complex
+   sums in the input's dtype, named twice (ag_sum_f32_f32) so that every reduction is named the
+   same way; nrm2 in the real dtype. */
 #if AG_UINT
-AG_RED(sum, sum, sum, plain, u32, u32, ag_u32, AG_A)
-AG_RED(dot, sum, sum, dot, u32, u32, ag_u32, AG_A)
+AG_RED(ag_sum, sum, sum, plain, u32, u32, ag_u32)
+AG_RED(ag_dot, sum, sum, dot, u32, u32, ag_u32)
 #elif AG_SINT
-AG_RED(sum, sum, sum, plain, i32, i32, ag_i32, AG_A)
-AG_RED(dot, sum, sum, dot, i32, i32, ag_i32, AG_A)
+AG_RED(ag_sum, sum, sum, plain, i32, i32, ag_i32)
+AG_RED(ag_dot, sum, sum, dot, i32, i32, ag_i32)
 #endif
 #if AG_INT
-AG_RED(sum, sum, sum, plain, f32, f32, ag_f32, AG_A)
-AG_RED(dot, sum, sum, dot, f32, f32, ag_f32, AG_A)
+AG_RED(ag_sum, sum, sum, plain, f32, f32, ag_f32)
+AG_RED(ag_dot, sum, sum, dot, f32, f32, ag_f32)
 #if AG_HAVE_F64
-AG_RED(sum, sum, sum, plain, f64, f64, ag_f64, AG_A)
-AG_RED(dot, sum, sum, dot, f64, f64, ag_f64, AG_A)
+AG_RED(ag_sum, sum, sum, plain, f64, f64, ag_f64)
+AG_RED(ag_dot, sum, sum, dot, f64, f64, ag_f64)
 #endif
 #else
-/* Float and complex sums come out in the input's dtype; the kernel's name says it twice
-   (ag_sum_f32_f32) so that every reduction is named the same way. */
-#if AG_TC == 4
-AG_RED(sum, sum, sum, plain, same, f32, T, AG_A)
-AG_RED(dot, sum, sum, dot, same, f32, T, AG_A)
-AG_RED(nrm2, nrm2, nrm2, same, real, f32, R, T)
-#elif AG_TC == 5
-AG_RED(sum, sum, sum, plain, same, f64, T, AG_A)
-AG_RED(dot, sum, sum, dot, same, f64, T, AG_A)
-AG_RED(nrm2, nrm2, nrm2, same, real, f64, R, T)
-#elif AG_TC == 6
-AG_RED(sum, sum, sum, plain, same, c64, T, AG_A)
-AG_RED(dot, sum, sum, dot, same, c64, T, AG_A)
-AG_RED(nrm2, nrm2, nrm2, same, real, f32, R, T)
-#else
-AG_RED(sum, sum, sum, plain, same, c128, T, AG_A)
-AG_RED(dot, sum, sum, dot, same, c128, T, AG_A)
-AG_RED(nrm2, nrm2, nrm2, same, real, f64, R, T)
-#endif
+AG_RED(ag_sum, sum, sum, plain, same, AG_DT, AG_T)
+AG_RED(ag_dot, sum, sum, dot, same, AG_DT, AG_T)
+AG_RED(ag_nrm2, nrm2, nrm2, same, real, AG_RDT, AG_R)
 #endif
 #if AG_REAL
 /* min and max come out in the input's dtype; argmin and argmax as a u32 index (also read as
    i32: the op layer refuses indices that do not fit). */
-#if AG_TC == 0
-#define AG_SAME u8
-#elif AG_TC == 1
-#define AG_SAME u16
-#elif AG_TC == 2
-#define AG_SAME u32
-#elif AG_TC == 3
-#define AG_SAME i32
-#elif AG_TC == 4
-#define AG_SAME f32
-#else
-#define AG_SAME f64
-#endif
-AG_RED(min, min, ext, same, same, AG_SAME, T, T)
-AG_RED(max, max, ext, same, same, AG_SAME, T, T)
-#undef AG_SAME
-AG_RED(argmin, argmin, arg, same, u32, u32, ag_u32, T)
-AG_RED(argmax, argmax, arg, same, u32, u32, ag_u32, T)
+AG_RED(ag_min, min, ext, same, same, AG_DT, AG_T)
+AG_RED(ag_max, max, ext, same, same, AG_DT, AG_T)
+AG_RED(ag_argmin, argmin, arg, same, u32, u32, ag_u32)
+AG_RED(ag_argmax, argmax, arg, same, u32, u32, ag_u32)
 #endif
 #undef AG_RED
+#undef AG_REDUCE_KERNELS
 
 #undef AG_A
 #undef AG_RS
@@ -488,3 +537,4 @@ AG_RED(argmax, argmax, arg, same, u32, u32, ag_u32, T)
 #endif /* !AG_NEEDS_F64 || AG_HAVE_F64 */
 
 #include "variant_end.h"
+#endif /* !AG_SHAPES_ONLY */

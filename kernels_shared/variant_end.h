@@ -1,6 +1,9 @@
 /* kernels_shared/variant_end.h - undoes variant.h. */
-#undef T
-#undef R
+#undef AG_T
+#undef AG_R
+#undef AG_DT
+#undef AG_RDT
+#undef AG_MAKE
 #undef AG_SFX
 #undef AG_RSFX
 #undef AG_UINT

@@ -5,7 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "launch.h"
+#define AG_SHAPES_ONLY
+#include "../kernels_shared/elementwise.h"
+#undef AG_SHAPES_ONLY
+
+/* The elementwise family's conversion to the same dtype, ag_astype_<t>_<t>, is its copy kernel. */
+AG__SHAPE_LAUNCHER(launch_copy, AG_SHAPE_UNARY)
 
 static const struct {
   const char *name;
@@ -354,8 +360,9 @@ ag_status ag_copy(ag_queue *q, const ag_array *x, ag_array *out) {
   if (x->dev->traits.copy_kernel && ag__check_fp64(fn, x->dev, x->dtype) == AG_OK) {
     char name[64];
     snprintf(name, sizeof name, "ag_astype_%s_%s", ag_dtype_name(x->dtype), ag_dtype_name(x->dtype));
-    ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out)};
-    return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 2, args);
+    ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_elementwise, .variant = (int)x->dtype,
+                    .kernel = name, .form = AG__FORM_EW, .n = x->size};
+    return launch_copy(&l, x, out);
   }
   return ag__prefix(ag_buffer_copy(q, out->store->buf, out->offset * es, x->store->buf, x->offset * es, x->size * es),
                     fn);

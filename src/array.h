@@ -47,28 +47,4 @@ ag_status ag__check_fp64(const char *fn, ag_device *dev, ag_dtype t);
 ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, ag_dtype t,
                         void *out);
 
-/* One argument of a built-in elementwise kernel: an array (its buffer, then its offset in
-   elements) or a value. */
-typedef struct ag__op_arg {
-  const ag_array *array;
-  const void *value;
-  size_t size;
-} ag__op_arg;
-#define AG__OP_ARRAY(a) ((ag__op_arg){.array = (a)})
-#define AG__OP_VALUE(v) ((ag__op_arg){.value = &(v), .size = sizeof(v)})
-
-/* Enqueues built-in kernel @p name of @p family (dtype variant @p variant) on @p q (NULL: the
-   calling thread's default queue of @p out's device) over @p n elements: the arguments, then
-   n and chunk, with the work shaped for the device (see src/launch.c). */
-ag_status ag__launch_elementwise(const char *fn, ag_queue *q, ag_device *dev, ag__family family,
-                                 int variant, const char *name, size_t n, size_t nargs,
-                                 const ag__op_arg *args);
-
-/* Enqueues built-in kernel @p name over @p r with arguments already resolved, on queue @p q
-   (resolved, not NULL); afterwards the @p ntouch buffers remember @p q as their last queue.
-   A work-group size above the kernel's limit is lowered to it. */
-ag_status ag__launch_builtin(const char *fn, ag_queue *q, ag_device *dev, ag__family family, int variant,
-                             const char *name, const ag_range *r, size_t nargs, const ag__karg *args,
-                             size_t ntouch, ag_buffer *const *touch);
-
 #endif

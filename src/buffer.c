@@ -2,7 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "launch.h"
+#define AG_SHAPES_ONLY
+#include "../kernels_shared/fill.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_fill_words, AG_SHAPE_FILL_WORDS)
 
 ag_status ag_buffer_alloc(ag_device *dev, size_t bytes, ag_buffer **buf) {
   static const char fn[] = "ag_buffer_alloc";
@@ -173,28 +178,19 @@ ag_status ag_buffer_fill(ag_queue *q, ag_buffer *buf, size_t offset, const void 
 
   /* Wider patterns: the first copy of the pattern by the native fill, a word at a time, then
      the "fill" kernel copies it along the range (kernels_shared/fill.h says why). */
-  const ag__builtin_kernel *k;
-  if ((st = ag__builtin_kernel_get(buf->dev, AG__FAMILY_fill, 0, "ag_fill_words", &k)) != AG_OK)
-    return ag__prefix(st, fn);
   const unsigned char *words = pattern;
   for (size_t w = 0; w < pattern_size; w += 4)
     if ((st = buf->dev->be->mem_fill(rq->bq, buf->mem, offset + w, words + w, 4, 4)) != AG_OK)
       return ag__prefix(st, fn);
   uint64_t first = offset / 4, count = bytes / 4;
   uint32_t period = (uint32_t)(pattern_size / 4);
-  if (count == period)
-    return AG_OK;
-  ag__karg args[] = {
-      {.kind = AG_ARG_BUFFER, .mem = buf->mem},
-      {.kind = AG_ARG_SCALAR, .value = &first, .size = sizeof first},
-      {.kind = AG_ARG_SCALAR, .value = &count, .size = sizeof count},
-      {.kind = AG_ARG_SCALAR, .value = &period, .size = sizeof period},
-  };
   /* Up to 4M work-items, more where the device limits how long a loop may run. */
-  uint64_t items = count - period < (1u << 22) ? count - period : (1u << 22);
-  uint64_t least = ag__loop_items(buf->dev, count - period);
+  uint64_t todo = count - period, items = todo < (1u << 22) ? todo : (1u << 22);
+  uint64_t least = ag__loop_items(buf->dev, todo);
   ag_range r = {.dims = 1, .global = {items > least ? items : least}};
-  return ag__launch_checked(fn, rq, buf->dev, k->bk, k->max_work_group, &r, 4, args);
+  ag__launch l = {.fn = fn, .q = rq, .dev = buf->dev, .family = AG__FAMILY_fill, .kernel = "ag_fill_words",
+                  .form = AG__FORM_ITEMS, .range = &r, .n = todo};
+  return launch_fill_words(&l, buf, first, period);
 }
 
 /* Pinned host allocations, so ag_host_free() needs only the pointer. */

@@ -1,5 +1,4 @@
 /* src/builtin.c - the built-in kernels of each device, built on first use and kept. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,22 +8,24 @@ static const struct {
   const char *name;
   bool per_dtype;
 } families[] = {
-#define AG__FAMILY_INFO(name, per_dtype) {#name, per_dtype},
-    AG__FAMILY_MAP(AG__FAMILY_INFO)
-#undef AG__FAMILY_INFO
+#define AG_ONCE false
+#define AG_PER_DTYPE true
+#define AG_FAMILY(name, kind) {#name, kind},
+#include "../kernels_shared/families.h"
+#undef AG_FAMILY
+#undef AG_ONCE
+#undef AG_PER_DTYPE
 };
 
+/* Builds family @p family's program for dtype @p variant (-1: a family built once). */
 static ag_status build_family(ag_device *dev, ag__family family, int variant, ag__builtin_slot *slot) {
   ag__builtin_src src;
   memset(&src, 0, sizeof src);
-  ag_status st = dev->be->builtin_find(families[family].name, &src);
+  ag_status st = dev->be->builtin_find(families[family].name, variant, &src);
   if (st != AG_OK)
     return st;
-  if (src.source != NULL) {
-    char options[512];
-    snprintf(options, sizeof options, "%s -DAG_TC=%d", src.options ? src.options : "", variant);
-    return ag__program_build_cached(dev, NULL, src.source, options, &slot->bp);
-  }
+  if (src.source != NULL)
+    return ag__program_build_cached(dev, NULL, src.source, src.options, &slot->bp);
   if (src.binary != NULL)
     return dev->be->program_load(dev->bdev, src.binary, src.binary_size, &slot->bp);
   ag_program_desc desc = {.host_kernels = src.host_kernels, .host_kernel_count = src.host_kernel_count};
@@ -65,27 +66,15 @@ static bool grow(ag__builtin_slot *slot) {
 
 ag_status ag__builtin_kernel_get(ag_device *dev, ag__family family, int variant, const char *name,
                                  const ag__builtin_kernel **out) {
-  /* Families built once keep their one program in the first slot. For a precompiled or host
-     backend every family is built once: the binary holds all dtypes. */
-  ag__builtin_slot *slot = &dev->builtins[family][families[family].per_dtype ? variant : 0];
+  /* A family built once, or built per dtype by a backend whose program holds every dtype,
+     has its one program in the first slot. */
+  int v = families[family].per_dtype ? (dev->be->builtin_all_dtypes ? 0 : variant) : -1;
+  ag__builtin_slot *slot = &dev->builtins[family][v < 0 ? 0 : v];
   ag_status st = AG_OK;
   pthread_mutex_lock(&dev->lock);
-  if (!slot->tried && families[family].per_dtype && dev->be->dialect != AG__DIALECT_OPENCL) {
-    ag__builtin_slot *first = &dev->builtins[family][0];
-    if (first != slot) {
-      /* Share variant 0's program: a fatbin or the host table has every dtype. */
-      if (!first->tried) {
-        first->tried = true;
-        first->status = build_family(dev, family, 0, first);
-        if (first->status != AG_OK)
-          first->message = strdup(ag_last_error());
-      }
-      slot = first;
-    }
-  }
   if (!slot->tried) {
     slot->tried = true;
-    slot->status = build_family(dev, family, variant, slot);
+    slot->status = build_family(dev, family, v, slot);
     if (slot->status != AG_OK)
       slot->message = strdup(ag_last_error());
   }

@@ -4,18 +4,11 @@
 
 #include "../backends/backend.h"
 
-/* One entry per file of kernels_cl/ (and its twin in kernels_cu/): the name, and whether the
-   family is built once per dtype (OpenCL compiles it with -DAG_TC=<dtype>, so a program pays
-   only for the dtypes it uses). */
-#define AG__FAMILY_MAP(X)                                                                       \
-  X(fill, false)                                                                                \
-  X(elementwise, true)                                                                          \
-  X(reduce, true)
-
+/* One per line of kernels_shared/families.h. */
 typedef enum ag__family {
-#define AG__FAMILY_ENUM(name, per_dtype) AG__FAMILY_##name,
-  AG__FAMILY_MAP(AG__FAMILY_ENUM)
-#undef AG__FAMILY_ENUM
+#define AG_FAMILY(name, kind) AG__FAMILY_##name,
+#include "../kernels_shared/families.h"
+#undef AG_FAMILY
   AG__FAMILY_COUNT
 } ag__family;
 
@@ -42,8 +35,8 @@ typedef struct ag__builtin_slot {
 struct ag_device;
 
 /* The built-in kernel @p name of @p family (dtype @p variant, ignored for families built once)
-   on @p dev, building the family on first use. Thread-safe; the result stays valid for the
-   life of the process. */
+   on @p dev, building the family on first use from what the backend's builtin_find gives.
+   Thread-safe; the result stays valid for the life of the process. */
 ag_status ag__builtin_kernel_get(struct ag_device *dev, ag__family family, int variant,
                                  const char *name, const ag__builtin_kernel **k);
 

@@ -1,10 +1,28 @@
 /* src/elementwise.c - the elementwise operations: table-driven checks, then one launch of the
-   built-in kernel ag_<op>_<dtype> of the "elementwise" family. */
+   built-in kernel ag_<op>_<dtype> of the "elementwise" family (kernels_shared/elementwise.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "array.h"
+#include "launch.h"
+#define AG_SHAPES_ONLY
+#include "../kernels_shared/elementwise.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_unary, AG_SHAPE_UNARY)
+AG__SHAPE_LAUNCHER(launch_binary, AG_SHAPE_BINARY)
+AG__SHAPE_LAUNCHER(launch_binary_repeat, AG_SHAPE_BINARY_REPEAT)
+AG__SHAPE_LAUNCHER(launch_binary_scalar, AG_SHAPE_BINARY_SCALAR)
+AG__SHAPE_LAUNCHER(launch_axpby, AG_SHAPE_AXPBY)
+AG__SHAPE_LAUNCHER(launch_soft_threshold, AG_SHAPE_SOFT_THRESHOLD)
+AG__SHAPE_LAUNCHER(launch_clamp, AG_SHAPE_CLAMP)
+AG__SHAPE_LAUNCHER(launch_where, AG_SHAPE_WHERE)
+
+/* The launch of elementwise kernel @p kernel over out's @p n elements, in x's dtype variant. */
+static ag__launch ew(const char *fn, ag_queue *q, const ag_array *x, const char *kernel, size_t n) {
+  return (ag__launch){.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_elementwise,
+                      .variant = (int)x->dtype, .kernel = kernel, .form = AG__FORM_EW, .n = n};
+}
 
 #define DT(t) (1u << (t))
 #define UINTS (DT(AG_U8) | DT(AG_U16) | DT(AG_U32))
@@ -43,18 +61,18 @@ static const struct {
   unsigned dtypes;
   bool complex_to_real; /* out is real for complex x */
 } unary_ops[] = {
-    [AG_OP_NEG] = {"ag_neg", "neg", ALL & ~UINTS, false},
-    [AG_OP_ABS] = {"ag_abs", "abs", ALL, true},
-    [AG_OP_SQRT] = {"ag_sqrt", "sqrt", FLOATS | CPLX, false},
-    [AG_OP_EXP] = {"ag_exp", "exp", FLOATS | CPLX, false},
-    [AG_OP_LOG] = {"ag_log", "log", FLOATS | CPLX, false},
-    [AG_OP_SIN] = {"ag_sin", "sin", FLOATS | CPLX, false},
-    [AG_OP_COS] = {"ag_cos", "cos", FLOATS | CPLX, false},
-    [AG_OP_SQUARE] = {"ag_square", "square", ALL, false},
-    [AG_OP_SIGN] = {"ag_sign", "sign", ALL & ~UINTS, false},
-    [AG_OP_CONJ] = {"ag_conj", "conj", ALL, false},
-    [AG_OP_REAL] = {"ag_real", "real", ALL, true},
-    [AG_OP_IMAG] = {"ag_imag", "imag", ALL, true},
+    [AG_OP_NEG] = {"ag_neg", "ag_neg", ALL & ~UINTS, false},
+    [AG_OP_ABS] = {"ag_abs", "ag_abs", ALL, true},
+    [AG_OP_SQRT] = {"ag_sqrt", "ag_sqrt", FLOATS | CPLX, false},
+    [AG_OP_EXP] = {"ag_exp", "ag_exp", FLOATS | CPLX, false},
+    [AG_OP_LOG] = {"ag_log", "ag_log", FLOATS | CPLX, false},
+    [AG_OP_SIN] = {"ag_sin", "ag_sin", FLOATS | CPLX, false},
+    [AG_OP_COS] = {"ag_cos", "ag_cos", FLOATS | CPLX, false},
+    [AG_OP_SQUARE] = {"ag_square", "ag_square", ALL, false},
+    [AG_OP_SIGN] = {"ag_sign", "ag_sign", ALL & ~UINTS, false},
+    [AG_OP_CONJ] = {"ag_conj", "ag_conj", ALL, false},
+    [AG_OP_REAL] = {"ag_real", "ag_real", ALL, true},
+    [AG_OP_IMAG] = {"ag_imag", "ag_imag", ALL, true},
 };
 
 /* The input (argument @p xn) and out present, on one device, out of the expected dtype and the
@@ -71,8 +89,9 @@ static ag_status check_pair(const char *fn, const char *xn, const ag_array *x, c
   return ag__check_same_shape(fn, xn, x, "out", out);
 }
 
-static void kernel_name(char *out, size_t size, const char *op, ag_dtype t, const char *form) {
-  snprintf(out, size, "ag_%s_%s%s", op, ag_dtype_name(t), form);
+/* The name of kernel <base>_<dtype><form>: ag_add_f32_bb. */
+static void kernel_name(char *out, size_t size, const char *base, ag_dtype t, const char *form) {
+  snprintf(out, size, "%s_%s%s", base, ag_dtype_name(t), form);
 }
 
 ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out) {
@@ -87,25 +106,22 @@ ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out
     return st;
   char name[64];
   kernel_name(name, sizeof name, unary_ops[op].kernel, x->dtype, "");
-  ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 2, args);
+  ag__launch l = ew(fn, q, x, name, x->size);
+  return launch_unary(&l, x, out);
 }
 
-#define UNARY(fname, OP)                                                                        \
-  ag_status fname(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, OP, x, out); }
-UNARY(ag_neg, AG_OP_NEG)
-UNARY(ag_abs, AG_OP_ABS)
-UNARY(ag_sqrt, AG_OP_SQRT)
-UNARY(ag_exp, AG_OP_EXP)
-UNARY(ag_log, AG_OP_LOG)
-UNARY(ag_sin, AG_OP_SIN)
-UNARY(ag_cos, AG_OP_COS)
-UNARY(ag_square, AG_OP_SQUARE)
-UNARY(ag_sign, AG_OP_SIGN)
-UNARY(ag_conj, AG_OP_CONJ)
-UNARY(ag_real, AG_OP_REAL)
-UNARY(ag_imag, AG_OP_IMAG)
-#undef UNARY
+ag_status ag_neg(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_NEG, x, out); }
+ag_status ag_abs(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ABS, x, out); }
+ag_status ag_sqrt(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_SQRT, x, out); }
+ag_status ag_exp(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_EXP, x, out); }
+ag_status ag_log(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_LOG, x, out); }
+ag_status ag_sin(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_SIN, x, out); }
+ag_status ag_cos(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_COS, x, out); }
+ag_status ag_square(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_SQUARE, x, out); }
+ag_status ag_sign(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_SIGN, x, out); }
+ag_status ag_conj(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_CONJ, x, out); }
+ag_status ag_real(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_REAL, x, out); }
+ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_IMAG, x, out); }
 
 /* ---- two inputs ---- */
 
@@ -113,13 +129,13 @@ static const struct {
   const char *fn, *kernel;
   unsigned dtypes;
 } binary_ops[] = {
-    [AG_OP_ADD] = {"ag_add", "add", ALL},
-    [AG_OP_SUB] = {"ag_sub", "sub", ALL},
-    [AG_OP_MUL] = {"ag_mul", "mul", ALL},
-    [AG_OP_DIV] = {"ag_div", "div", ALL},
-    [AG_OP_POW] = {"ag_pow", "pow", FLOATS | CPLX},
-    [AG_OP_MINIMUM] = {"ag_minimum", "minimum", REALS},
-    [AG_OP_MAXIMUM] = {"ag_maximum", "maximum", REALS},
+    [AG_OP_ADD] = {"ag_add", "ag_add", ALL},
+    [AG_OP_SUB] = {"ag_sub", "ag_sub", ALL},
+    [AG_OP_MUL] = {"ag_mul", "ag_mul", ALL},
+    [AG_OP_DIV] = {"ag_div", "ag_div", ALL},
+    [AG_OP_POW] = {"ag_pow", "ag_pow", FLOATS | CPLX},
+    [AG_OP_MINIMUM] = {"ag_minimum", "ag_minimum", REALS},
+    [AG_OP_MAXIMUM] = {"ag_maximum", "ag_maximum", REALS},
 };
 
 /* Whether @p small's shape is the trailing part of @p big's. */
@@ -163,14 +179,10 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
     return st;
   char name[64];
   kernel_name(name, sizeof name, binary_ops[op].kernel, a->dtype, form);
-  int v = (int)a->dtype;
-  if (*form == '\0') {
-    ag__op_arg args[] = {AG__OP_ARRAY(a), AG__OP_ARRAY(b), AG__OP_ARRAY(out)};
-    return ag__launch_elementwise(fn, q, a->dev, AG__FAMILY_elementwise, v, name, out->size, 3, args);
-  }
-  uint64_t m = big == a ? b->size : a->size;
-  ag__op_arg args[] = {AG__OP_ARRAY(a), AG__OP_ARRAY(b), AG__OP_VALUE(m), AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, a->dev, AG__FAMILY_elementwise, v, name, out->size, 4, args);
+  ag__launch l = ew(fn, q, a, name, out->size);
+  if (*form == '\0')
+    return launch_binary(&l, a, b, out);
+  return launch_binary_repeat(&l, a, b, big == a ? b->size : a->size, out);
 }
 
 /* x op s (s op x when scalar_first), reported as function @p fn. */
@@ -185,8 +197,8 @@ static ag_status binary_scalar(const char *fn, ag_queue *q, ag_binary_op op, con
     return st;
   char name[64];
   kernel_name(name, sizeof name, binary_ops[op].kernel, x->dtype, scalar_first ? "_rs" : "_s");
-  ag__op_arg args[] = {AG__OP_ARRAY(x), {.value = s, .size = ag_dtype_size(x->dtype)}, AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 3, args);
+  ag__launch l = ew(fn, q, x, name, x->size);
+  return launch_binary_scalar(&l, x, (ag__val){s, ag_dtype_size(x->dtype)}, out);
 }
 
 ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, double re, double im,
@@ -196,21 +208,49 @@ ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, doub
   return binary_scalar("ag_binary_scalar", q, op, x, re, im, scalar_first, out);
 }
 
-#define BINARY(fname, OP)                                                                       \
-  ag_status fname(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {           \
-    return ag_binary(q, OP, a, b, out);                                                         \
-  }                                                                                             \
-  ag_status fname##_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {           \
-    return binary_scalar(#fname "_scalar", q, OP, x, s, 0, false, out);                         \
-  }
-BINARY(ag_add, AG_OP_ADD)
-BINARY(ag_sub, AG_OP_SUB)
-BINARY(ag_mul, AG_OP_MUL)
-BINARY(ag_div, AG_OP_DIV)
-BINARY(ag_pow, AG_OP_POW)
-BINARY(ag_minimum, AG_OP_MINIMUM)
-BINARY(ag_maximum, AG_OP_MAXIMUM)
-#undef BINARY
+ag_status ag_add(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_ADD, a, b, out);
+}
+ag_status ag_sub(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_SUB, a, b, out);
+}
+ag_status ag_mul(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_MUL, a, b, out);
+}
+ag_status ag_div(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_DIV, a, b, out);
+}
+ag_status ag_pow(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_POW, a, b, out);
+}
+ag_status ag_minimum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_MINIMUM, a, b, out);
+}
+ag_status ag_maximum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_MAXIMUM, a, b, out);
+}
+
+ag_status ag_add_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_add_scalar", q, AG_OP_ADD, x, s, 0, false, out);
+}
+ag_status ag_sub_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_sub_scalar", q, AG_OP_SUB, x, s, 0, false, out);
+}
+ag_status ag_mul_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_mul_scalar", q, AG_OP_MUL, x, s, 0, false, out);
+}
+ag_status ag_div_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_div_scalar", q, AG_OP_DIV, x, s, 0, false, out);
+}
+ag_status ag_pow_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_pow_scalar", q, AG_OP_POW, x, s, 0, false, out);
+}
+ag_status ag_minimum_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_minimum_scalar", q, AG_OP_MINIMUM, x, s, 0, false, out);
+}
+ag_status ag_maximum_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_maximum_scalar", q, AG_OP_MAXIMUM, x, s, 0, false, out);
+}
 
 ag_status ag_sub_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
   return binary_scalar("ag_sub_scalar_r", q, AG_OP_SUB, x, s, 0, true, out);
@@ -250,10 +290,9 @@ ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta, co
   size_t rs = real_param(x->dtype, alpha, pa);
   real_param(x->dtype, beta, pb);
   char name[64];
-  kernel_name(name, sizeof name, "axpby", x->dtype, "");
-  ag__op_arg args[] = {AG__OP_ARRAY(x), {.value = pa, .size = rs}, AG__OP_ARRAY(y), {.value = pb, .size = rs},
-                       AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 5, args);
+  kernel_name(name, sizeof name, "ag_axpby", x->dtype, "");
+  ag__launch l = ew(fn, q, x, name, x->size);
+  return launch_axpby(&l, x, (ag__val){pa, rs}, y, (ag__val){pb, rs}, out);
 }
 
 ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_array *out) {
@@ -268,9 +307,9 @@ ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_arr
   unsigned char pa[8];
   size_t rs = real_param(v->dtype, alpha, pa);
   char name[64];
-  kernel_name(name, sizeof name, "soft_threshold", v->dtype, "");
-  ag__op_arg args[] = {AG__OP_ARRAY(v), {.value = pa, .size = rs}, AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, v->dev, AG__FAMILY_elementwise, (int)v->dtype, name, v->size, 3, args);
+  kernel_name(name, sizeof name, "ag_soft_threshold", v->dtype, "");
+  ag__launch l = ew(fn, q, v, name, v->size);
+  return launch_soft_threshold(&l, v, (ag__val){pa, rs}, out);
 }
 
 ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out) {
@@ -297,9 +336,9 @@ ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_arra
     return st;
   size_t es = ag_dtype_size(x->dtype);
   char name[64];
-  kernel_name(name, sizeof name, "clamp", x->dtype, "");
-  ag__op_arg args[] = {AG__OP_ARRAY(x), {.value = l, .size = es}, {.value = h, .size = es}, AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 4, args);
+  kernel_name(name, sizeof name, "ag_clamp", x->dtype, "");
+  ag__launch launch = ew(fn, q, x, name, x->size);
+  return launch_clamp(&launch, x, (ag__val){l, es}, (ag__val){h, es}, out);
 }
 
 ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const ag_array *b, ag_array *out) {
@@ -321,9 +360,9 @@ ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const a
       (st = ag__check_fp64(fn, out->dev, out->dtype)) != AG_OK || out->size == 0)
     return st;
   char name[64];
-  kernel_name(name, sizeof name, "where", out->dtype, "");
-  ag__op_arg args[] = {AG__OP_ARRAY(cond), AG__OP_ARRAY(a), AG__OP_ARRAY(b), AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, out->dev, AG__FAMILY_elementwise, (int)out->dtype, name, out->size, 4, args);
+  kernel_name(name, sizeof name, "ag_where", out->dtype, "");
+  ag__launch l = ew(fn, q, out, name, out->size);
+  return launch_where(&l, cond, a, b, out);
 }
 
 ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
@@ -343,6 +382,6 @@ ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
     return st;
   char name[64];
   snprintf(name, sizeof name, "ag_astype_%s_%s", ag_dtype_name(x->dtype), ag_dtype_name(out->dtype));
-  ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out)};
-  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 2, args);
+  ag__launch l = ew(fn, q, x, name, x->size);
+  return launch_unary(&l, x, out);
 }

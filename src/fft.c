@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "launch.h"
+#define AG_SHAPES_ONLY
+#include "../kernels_shared/elementwise.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_roll, AG_SHAPE_ROLL)
 
 /* A provider looked up for a device, by the name it was asked for ("" for the default). */
 typedef struct fft_provider {
@@ -360,9 +365,9 @@ static ag_status shift(const char *fn, ag_queue *q, const ag_array *x, int ndim,
   }
   char name[64];
   snprintf(name, sizeof name, "ag_roll_%s", ag_dtype_name(x->dtype));
-  ag__op_arg args[] = {AG__OP_ARRAY(x), AG__OP_ARRAY(out), AG__OP_VALUE(dd[0]), AG__OP_VALUE(dd[1]),
-                       AG__OP_VALUE(dd[2]), AG__OP_VALUE(ss[0]), AG__OP_VALUE(ss[1]), AG__OP_VALUE(ss[2])};
-  return ag__launch_elementwise(fn, q, x->dev, AG__FAMILY_elementwise, (int)x->dtype, name, x->size, 8, args);
+  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_elementwise, .variant = (int)x->dtype,
+                  .kernel = name, .form = AG__FORM_EW, .n = x->size};
+  return launch_roll(&l, x, out, dd[0], dd[1], dd[2], ss[0], ss[1], ss[2]);
 }
 
 ag_status ag_fftshift(ag_queue *q, const ag_array *x, int ndim, ag_array *out) {

@@ -100,11 +100,6 @@ void ag__fft_trim(ag_device *dev);
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,
                                    const char *options, ag__bprogram **out);
 
-/* src/launch.c: the fewest work-items that share @p steps iterations of a loop when no
-   work-item may run more than the device's loop limit (ag_device_info.max_loop_iterations);
-   1 on devices without a limit. */
-uint64_t ag__loop_items(const ag_device *dev, uint64_t steps);
-
 /* src/cache.c: named blobs in the cache folder (ag__core_services.cache_read, cache_write). */
 void *ag__cache_blob_read(const char *name, const char *key, size_t *size);
 void ag__cache_blob_write(const char *name, const char *key, const void *data, size_t size);

@@ -1,9 +1,10 @@
-/* src/launch.c - enqueues the built-in operation kernels, with the work shaped for the device:
-   the one piece of the operation layer that knows devices differ. */
+/* src/launch.c - enqueues kernels: every launch's checks, and the built-in kernels' launches
+   with the work shaped for the device, the one piece of the operation layer that knows
+   devices differ. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "launch.h"
 
 uint64_t ag__loop_items(const ag_device *dev, uint64_t steps) {
   uint64_t limit = dev->info.max_loop_iterations;
@@ -83,56 +84,61 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
   r->local[0] = wg;
 }
 
-ag_status ag__launch_elementwise(const char *fn, ag_queue *q, ag_device *dev, ag__family family, int variant,
-                                 const char *name, size_t n, size_t nargs, const ag__op_arg *args) {
+ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg *args) {
   enum { MAX = 16 };
-  ag_queue *rq;
-  ag_status st = ag__queue_resolve(fn, q, dev, &rq);
+  if (l->n == 0)
+    return AG_OK;
+  if (nargs > MAX)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: built-in kernel %s has %zu parameters, more than the %d "
+                     "src/launch.c passes", l->fn, l->kernel, nargs, (int)MAX);
+  ag_queue *q;
+  ag_status st = ag__queue_resolve(l->fn, l->q, l->dev, &q);
   if (st != AG_OK)
     return st;
   const ag__builtin_kernel *k;
-  if ((st = ag__builtin_kernel_get(dev, family, variant, name, &k)) != AG_OK)
-    return ag__prefix(st, fn);
+  if ((st = ag__builtin_kernel_get(l->dev, l->family, l->variant, l->kernel, &k)) != AG_OK)
+    return ag__prefix(st, l->fn);
 
   ag__karg kargs[2 * MAX + 2];
-  uint64_t offsets[MAX], count = n, chunk = 1;
+  uint64_t offsets[MAX], n = l->n, chunk = 1;
   size_t nk = 0;
-  for (size_t i = 0; i < nargs && i < MAX; i++) {
+  for (size_t i = 0; i < nargs; i++) {
     if (args[i].array != NULL) {
       offsets[i] = args[i].array->offset;
       kargs[nk++] = (ag__karg){.kind = AG_ARG_BUFFER, .mem = args[i].array->store->buf->mem};
       kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &offsets[i], .size = sizeof offsets[i]};
+    } else if (args[i].buffer != NULL) {
+      kargs[nk++] = (ag__karg){.kind = AG_ARG_BUFFER, .mem = args[i].buffer->mem};
     } else {
-      kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = args[i].value, .size = args[i].size};
+      kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = args[i].value.bytes, .size = args[i].value.size};
     }
   }
+  kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &n, .size = sizeof n};
   ag_range r;
-  shape_launch(dev, k->max_work_group, count, &r, &chunk);
-  kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &count, .size = sizeof count};
-  kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &chunk, .size = sizeof chunk};
-  st = ag__launch_checked(fn, rq, dev, k->bk, k->max_work_group, &r, nk, kargs);
+  if (l->form == AG__FORM_EW) {
+    shape_launch(l->dev, k->max_work_group, n, &r, &chunk);
+    kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &chunk, .size = sizeof chunk};
+  } else if (l->range == NULL && l->form == AG__FORM_ITEMS) {
+    r = (ag_range){.dims = 1, .global = {n}};
+  } else if (l->range == NULL) {
+    /* A work-group per index, of the largest power of two up to 256 the kernel takes. */
+    size_t wg = 256;
+    while (wg > k->max_work_group && wg > 1)
+      wg /= 2;
+    r = (ag_range){.dims = 1, .global = {n * wg}, .local = {wg}};
+  } else {
+    r = *l->range;
+    for (unsigned d = 0; d < r.dims && d < 3; d++)
+      if (r.local[d] > k->max_work_group)
+        r.local[d] = k->max_work_group;
+  }
+  st = ag__launch_checked(l->fn, q, l->dev, k->bk, k->max_work_group, &r, nk, kargs);
   if (st == AG_OK)
-    for (size_t i = 0; i < nargs; i++)
+    for (size_t i = 0; i < nargs; i++) {
       if (args[i].array != NULL)
-        ag__buffer_touch(args[i].array->store->buf, rq);
-  return st;
-}
-
-ag_status ag__launch_builtin(const char *fn, ag_queue *q, ag_device *dev, ag__family family, int variant,
-                             const char *name, const ag_range *r, size_t nargs, const ag__karg *args,
-                             size_t ntouch, ag_buffer *const *touch) {
-  const ag__builtin_kernel *k;
-  ag_status st = ag__builtin_kernel_get(dev, family, variant, name, &k);
-  if (st != AG_OK)
-    return ag__prefix(st, fn);
-  ag_range rr = *r;
-  for (unsigned d = 0; d < rr.dims; d++)
-    if (rr.local[d] > k->max_work_group)
-      rr.local[d] = k->max_work_group;
-  st = ag__launch_checked(fn, q, dev, k->bk, k->max_work_group, &rr, nargs, args);
-  if (st == AG_OK)
-    for (size_t i = 0; i < ntouch; i++)
-      if (touch[i] != NULL)
-        ag__buffer_touch(touch[i], q);
+        ag__buffer_touch(args[i].array->store->buf, q);
+      else if (args[i].buffer != NULL)
+        ag__buffer_touch(args[i].buffer, q);
+    }
   return st;
 }

@@ -5,18 +5,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "array.h"
+#include "launch.h"
+#define AG_SHAPES_ONLY
+#include "../kernels_shared/reduce.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_cols, AG_SHAPE_REDUCE_COLS)
+AG__SHAPE_LAUNCHER(launch_rows, AG_SHAPE_REDUCE_ROWS)
+AG__SHAPE_LAUNCHER(launch_merge, AG_SHAPE_REDUCE_MERGE)
 
 enum { STATE_BYTES = 32 }; /* the most a reduction state takes (kernels_shared/reduce.h) */
 
 typedef enum red_op { R_SUM, R_MEAN, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_NRM2 } red_op;
 
+/* Each operation's function, the kernels it runs (ag_<op>_<in>_<out>_...) and its result in
+   words. */
 static const struct {
-  const char *fn, *kernel;
+  const char *fn, *kernel, *what;
 } red_ops[] = {
-    [R_SUM] = {"ag_sum", "sum"},       [R_MEAN] = {"ag_mean", "sum"},     [R_MIN] = {"ag_min", "min"},
-    [R_MAX] = {"ag_max", "max"},       [R_ARGMIN] = {"ag_argmin", "argmin"}, [R_ARGMAX] = {"ag_argmax", "argmax"},
-    [R_DOT] = {"ag_dot", "dot"},       [R_NRM2] = {"ag_nrm2", "nrm2"},
+    [R_SUM] = {"ag_sum", "ag_sum", "sum"},          [R_MEAN] = {"ag_mean", "ag_sum", "mean"},
+    [R_MIN] = {"ag_min", "ag_min", "min"},          [R_MAX] = {"ag_max", "ag_max", "max"},
+    [R_ARGMIN] = {"ag_argmin", "ag_argmin", "argmin"}, [R_ARGMAX] = {"ag_argmax", "ag_argmax", "argmax"},
+    [R_DOT] = {"ag_dot", "ag_dot", "dot"},          [R_NRM2] = {"ag_nrm2", "ag_nrm2", "nrm2"},
 };
 
 /* The output dtypes an operation allows for input dtype @p t, and the one its kernel writes
@@ -50,7 +60,7 @@ static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_o
   return false;
 }
 
-/* How the reduction is cut (see kernels_shared/skeleton_gpu.h): rows or cols, into how many
+/* How the reduction is cut (see kernels_shared/reduce.h): rows or cols, into how many
    parts per output, over which range. */
 typedef struct plan {
   bool rows;
@@ -175,7 +185,7 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
     /* An empty axis: sums are 0 and means NaN, as in numpy; extremes do not exist. */
     if (op == R_MIN || op == R_MAX || op == R_ARGMIN || op == R_ARGMAX)
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x has no elements along the axis, so there is no %s", fn,
-                       red_ops[op].kernel);
+                       red_ops[op].what);
     return ag__prefix(ag_fill(q, out, op == R_MEAN ? NAN : 0), fn);
   }
 
@@ -184,7 +194,7 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
   if ((st = ag__queue_resolve(fn, q, dev, &rq)) != AG_OK)
     return st;
   char base[64], name[80];
-  snprintf(base, sizeof base, "ag_%s_%s_%s", red_ops[op].kernel, ag_dtype_name(x->dtype), ag_dtype_name(kout));
+  snprintf(base, sizeof base, "%s_%s_%s", red_ops[op].kernel, ag_dtype_name(x->dtype), ag_dtype_name(kout));
   snprintf(name, sizeof name, "%s_%s", base, use_rows(dev, len, inner) ? "rows" : "cols");
   const ag__builtin_kernel *k;
   if ((st = ag__builtin_kernel_get(dev, AG__FAMILY_reduce, (int)x->dtype, name, &k)) != AG_OK)
@@ -195,26 +205,20 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
   if (p.parts > 1 && (st = ag_buffer_alloc(dev, outer * p.parts * inner * STATE_BYTES, &part)) != AG_OK)
     return ag__prefix(st, fn);
 
+  /* When there is one part, outputs are written directly and the kernel never touches part. */
   const ag_array *yy = op == R_DOT ? y : x;
-  uint64_t xoff = x->offset, yoff = yy->offset, ooff = out->offset, parts = p.parts;
-  ag__bmem *pmem = part ? part->mem : out->store->buf->mem;
-#define U64(v) {.kind = AG_ARG_SCALAR, .value = &(v), .size = 8}
-  ag__karg cols[] = {{.kind = AG_ARG_BUFFER, .mem = x->store->buf->mem}, U64(xoff),
-                     {.kind = AG_ARG_BUFFER, .mem = yy->store->buf->mem}, U64(yoff), U64(outer), U64(len),
-                     U64(inner), U64(parts), {.kind = AG_ARG_BUFFER, .mem = pmem},
-                     {.kind = AG_ARG_BUFFER, .mem = out->store->buf->mem}, U64(ooff)};
-  ag__karg rows[] = {cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[7], cols[8], cols[9], cols[10]};
-  ag_buffer *touch[] = {x->store->buf, yy->store->buf, out->store->buf, part};
-  st = ag__launch_builtin(fn, rq, dev, AG__FAMILY_reduce, (int)x->dtype, name, &p.range, p.rows ? 10 : 11,
-                          p.rows ? rows : cols, 4, touch);
+  uint64_t parts = p.parts;
+  ag_buffer *pbuf = part != NULL ? part : out->store->buf;
+  ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_reduce, .variant = (int)x->dtype,
+                  .kernel = name, .form = p.rows ? AG__FORM_GROUPS : AG__FORM_ITEMS, .range = &p.range,
+                  .n = outer * parts * (p.rows ? 1 : inner)};
+  st = p.rows ? launch_rows(&l, x, yy, len, parts, pbuf, out) : launch_cols(&l, x, yy, len, inner, parts, pbuf, out);
   if (st == AG_OK && p.parts > 1) {
-    ag__karg merge[] = {{.kind = AG_ARG_BUFFER, .mem = part->mem}, U64(outer), U64(parts), U64(inner),
-                        {.kind = AG_ARG_BUFFER, .mem = out->store->buf->mem}, U64(ooff)};
     snprintf(name, sizeof name, "%s_merge", base);
-    st = ag__launch_builtin(fn, rq, dev, AG__FAMILY_reduce, (int)x->dtype, name, &p.merge_range, 6, merge, 4,
-                            touch);
+    ag__launch m = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_reduce, .variant = (int)x->dtype,
+                    .kernel = name, .form = AG__FORM_ITEMS, .range = &p.merge_range, .n = outer * inner};
+    st = launch_merge(&m, part, parts, inner, out);
   }
-#undef U64
   /* Back to the pool, reusable once the queue has passed the merge. */
   ag_buffer_free(part);
   if (st == AG_OK && op == R_MEAN)

@@ -1,6 +1,6 @@
 /* backends/cuda/cuda.c — the CUDA backend (module anygpu-cuda.so): NVIDIA GPUs through the
    driver API (cuda.h) on each device's primary context, user kernels compiled by NVRTC, and the
-   built-in kernels of kernels_cu/ embedded as one fatbin per family.
+   built-in kernel families (kernels_shared/families.h) embedded as one fatbin each.
 
    Handles:
      device   the CUdevice, its limits, and its primary context, retained on first use: a
@@ -748,7 +748,8 @@ static ag_status cu_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range 
 
 /* ---- built-in kernels --------------------------------------------------------------------- */
 
-static ag_status cu_builtin_find(const char *family, ag__builtin_src *src) {
+static ag_status cu_builtin_find(const char *family, int variant, ag__builtin_src *src) {
+  (void)variant; /* each fatbin holds every dtype */
   for (const ag__embedded *f = ag__cuda_kernels; f->name != NULL; f++)
     if (strcmp(f->name, family) == 0) {
       src->binary = f->data;
@@ -796,6 +797,7 @@ static const ag__backend cuda_backend = {
     .kernel_release = cu_kernel_release,
     .kernel_launch = cu_kernel_launch,
     .builtin_find = cu_builtin_find,
+    .builtin_all_dtypes = true,
     .blas = ag__cuda_blas,
     .fft = ag__cuda_fft,
 };

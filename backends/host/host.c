@@ -349,11 +349,12 @@ static ag_status host_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_rang
   return AG_OK;
 }
 
-static ag_status host_builtin_find(const char *family, ag__builtin_src *src) {
-  for (const ag__host_family *const *f = ag__host_families; *f != NULL; f++)
-    if (strcmp((*f)->name, family) == 0) {
-      src->host_kernels = (*f)->kernels;
-      src->host_kernel_count = (*f)->count;
+static ag_status host_builtin_find(const char *family, int variant, ag__builtin_src *src) {
+  (void)variant; /* each family's table holds every dtype */
+  for (const ag__host_family *f = ag__host_families; f->name != NULL; f++)
+    if (strcmp(f->name, family) == 0) {
+      src->host_kernels = f->first;
+      src->host_kernel_count = (size_t)(f->end - f->first);
       return AG_OK;
     }
   return core->error(AG_ERR_UNSUPPORTED, "the host backend has no built-in kernels \"%s\"", family);
@@ -407,6 +408,7 @@ static const ag__backend host_backend = {
     .kernel_release = host_kernel_release,
     .kernel_launch = host_kernel_launch,
     .builtin_find = host_builtin_find,
+    .builtin_all_dtypes = true,
     .blas = host_blas,
     .fft = host_fft,
 };

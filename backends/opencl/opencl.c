@@ -576,11 +576,15 @@ static ag_status cl_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range 
   return st;
 }
 
-static ag_status cl_builtin_find(const char *family, ag__builtin_src *src) {
+/* A family built per dtype is compiled for each dtype a program uses, AG_TC selecting it
+   (kernels_shared/variant.h): OpenCL compilers are slow, and a float32 program should not wait
+   for the complex128 kernels. */
+static ag_status cl_builtin_find(const char *family, int variant, ag__builtin_src *src) {
   for (const ag__embedded *f = ag__opencl_kernels; f->name != NULL; f++)
     if (strcmp(f->name, family) == 0) {
       src->source = (const char *)f->data;
-      src->options = "";
+      if (variant >= 0)
+        snprintf(src->options, sizeof src->options, "-DAG_TC=%d", variant);
       return AG_OK;
     }
   return core->error(AG_ERR_UNSUPPORTED, "the OpenCL backend has no built-in kernels \"%s\"", family);
@@ -658,6 +662,7 @@ static const ag__backend opencl_backend = {
     .kernel_release = cl_kernel_release,
     .kernel_launch = cl_kernel_launch,
     .builtin_find = cl_builtin_find,
+    .builtin_all_dtypes = false,
     .blas = ag__cl_blas,
     .fft = cl_fft,
 };
