@@ -62,6 +62,11 @@ static inline size_t ag__blas_dtype_size(ag_dtype t) {
   return t == AG_F32 ? 4 : t == AG_F64 || t == AG_C64 ? 8 : t == AG_C128 ? 16 : 0;
 }
 
+/* The name of a BLAS dtype, for messages (backends do not call the core's ag_dtype_name). */
+static inline const char *ag__blas_dtype_name(ag_dtype t) {
+  return t == AG_F32 ? "f32" : t == AG_F64 ? "f64" : t == AG_C64 ? "c64" : t == AG_C128 ? "c128" : "a dtype BLAS lacks";
+}
+
 /* The real dtype of a complex one (what nrm2 writes); real dtypes are their own. */
 static inline ag_dtype ag__blas_real_dtype(ag_dtype t) {
   return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t;

@@ -8,7 +8,7 @@
 #include "../backend.h"
 #include "host_internal.h"
 
-#define AT(mem, off, t) ((char *)(mem) + (off) * ag_dtype_size(t))
+#define AT(mem, off, t) ((char *)(mem) + (off) * ag__blas_dtype_size(t))
 
 static enum CBLAS_TRANSPOSE trans(ag_transpose t) {
   return t == AG_NO_TRANS ? CblasNoTrans : t == AG_TRANS ? CblasTrans : CblasConjTrans;
@@ -51,7 +51,7 @@ static ag_status host_gemm(ag__bqueue *q, const ag__gemm *g) {
       cblas_zgemm(CblasRowMajor, trans(g->ta), trans(g->tb), m, n, k, g->alpha, a, lda, b, ldb, g->beta, c, ldc);
       break;
     default:
-      return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_gemm: no routine for %s", ag_dtype_name(g->dtype));
+      return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_gemm: no routine for %s", ag__blas_dtype_name(g->dtype));
     }
   }
   return AG_OK;
@@ -80,7 +80,7 @@ static ag_status host_gemv(ag__bqueue *q, const ag__gemv *g) {
     cblas_zgemv(CblasRowMajor, trans(g->ta), m, n, g->alpha, a, n, x, 1, g->beta, y, 1);
     break;
   default:
-    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_gemv: no routine for %s", ag_dtype_name(g->dtype));
+    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_gemv: no routine for %s", ag__blas_dtype_name(g->dtype));
   }
   return AG_OK;
 }
@@ -107,7 +107,7 @@ static ag_status host_axpy(ag__bqueue *q, ag_dtype t, size_t n, const void *alph
     cblas_zaxpy((int)n, alpha, xp, 1, yp, 1);
     break;
   default:
-    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_axpy: no routine for %s", ag_dtype_name(t));
+    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_axpy: no routine for %s", ag__blas_dtype_name(t));
   }
   return AG_OK;
 }
@@ -132,7 +132,7 @@ static ag_status host_scal(ag__bqueue *q, ag_dtype t, size_t n, const void *alph
     cblas_zscal((int)n, alpha, xp, 1);
     break;
   default:
-    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_scal: no routine for %s", ag_dtype_name(t));
+    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_scal: no routine for %s", ag__blas_dtype_name(t));
   }
   return AG_OK;
 }
@@ -165,7 +165,7 @@ static ag_status host_dot(ag__bqueue *q, ag_dtype t, bool conjugate, size_t n, a
       cblas_zdotu_sub((int)n, xp, 1, yp, 1, o);
     break;
   default:
-    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_dot: no routine for %s", ag_dtype_name(t));
+    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_dot: no routine for %s", ag__blas_dtype_name(t));
   }
   return AG_OK;
 }
@@ -191,7 +191,7 @@ static ag_status host_nrm2(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *x, siz
     *(double *)AT(out, out_off, AG_F64) = cblas_dznrm2((int)n, xp, 1);
     break;
   default:
-    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_nrm2: no routine for %s", ag_dtype_name(t));
+    return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_nrm2: no routine for %s", ag__blas_dtype_name(t));
   }
   return AG_OK;
 }
