@@ -11,7 +11,10 @@
 
    Threading: unless an entry says otherwise, it may be called from several threads at once
    on different queues of one device; one queue is used by one thread at a time (the core
-   gives every thread its own default queue). */
+   gives every thread its own default queue). The one exception is a blocking mem_read that
+   reads an array back on the queue of the work last enqueued on its memory, which may be
+   another thread's (src/buffer.c): a backend's queues must take that read while their owner
+   enqueues work (OpenCL command queues and CUDA streams do; the host's work is synchronous). */
 #ifndef ANYGPU_BACKEND_H
 #define ANYGPU_BACKEND_H
 
