@@ -11,8 +11,9 @@
      verbs"): ag_buffer_alloc / ag_buffer_free, ag_host_alloc / ag_host_free, every function
      giving an ag_array / ag_array_free, ag_queue_create / ag_queue_destroy, ag_event_record /
      ag_event_destroy, ag_program_create / ag_program_destroy, ag_kernel_get /
-     ag_kernel_destroy. Releasing NULL is a no-op. An object may be released with work still
-     enqueued on it, except memory from ag_host_alloc(): each release says what it waits for.
+     ag_kernel_destroy, ag_csr_create and ag_csr_create_from_coo / ag_csr_destroy. Releasing
+     NULL is a no-op. An object may be released with work still enqueued on it, except memory
+     from ag_host_alloc(): each release says what it waits for.
    - Pointers passed in are read during the call and not kept, unless the function says so
      (the host memory of the _async copies, the names of host kernels).
    - Strings returned are the library's, never freed by the caller, and static for the life
@@ -32,5 +33,6 @@
 #include "anygpu/ops.h"
 #include "anygpu/blas.h"
 #include "anygpu/fft.h"
+#include "anygpu/sparse.h"
 
 #endif

@@ -7,3 +7,4 @@
 AG_FAMILY(fill, AG_ONCE)
 AG_FAMILY(elementwise, AG_PER_DTYPE)
 AG_FAMILY(reduce, AG_PER_DTYPE)
+AG_FAMILY(sparse, AG_PER_DTYPE)
