@@ -1,23 +1,25 @@
-/* tests/test_oclgrind_kernels.c — every kernel of the elementwise and reduce families, launched
-   at small sizes inside Oclgrind's simulator through tests/oclgrind-run.py, which fails the run
-   when Oclgrind reports a data race, an uninitialised value, an access outside a buffer or an
-   API error. Every result is also compared with the host references (reference.c), so a kernel
-   passes only when it is clean and right. (The fill kernel and the FFT helpers have suites of
-   their own, which run under other options: test_oclgrind_fill, test_oclgrind_fft.)
+/* tests/test_oclgrind_kernels.c — every kernel of the elementwise, reduce and sparse families,
+   launched at small sizes inside Oclgrind's simulator through tests/oclgrind-run.py, which fails
+   the run when Oclgrind reports a data race, an uninitialised value, an access outside a buffer
+   or an API error. Every result is also compared with the host references (reference.c,
+   sparse_cases.c), so a kernel passes only when it is clean and right. (The fill kernel and the
+   FFT helpers have suites of their own, which run under other options: test_oclgrind_fill,
+   test_oclgrind_fft.)
 
    Oclgrind's device says it is a GPU with one compute unit, so the launches take the GPU shapes
-   of src/launch.c and src/reduce.c; the sizes below are chosen to reach each shape's paths
-   (docs/kernels.md#oclgrind lists them). tests/meson.build runs this suite with work-groups of
-   at most 64 (oclgrind --max-wgsize 64), a fourth of what anygpu gives a GPU, since Oclgrind's
-   time grows with every work-item, idle or not. Operands sit at an offset in their buffers
-   (oclgrind_operand) and outputs are buffers of their exact size (the suite runs with the
-   memory pool off), so a read or write past an operand is one Oclgrind sees. */
+   of src/launch.c, src/reduce.c and src/sparse.c; the sizes below are chosen to reach each
+   shape's paths (docs/kernels.md#oclgrind lists them). tests/meson.build runs this suite with
+   work-groups of at most 64 (oclgrind --max-wgsize 64), a fourth of what anygpu gives a GPU,
+   since Oclgrind's time grows with every work-item, idle or not. Operands sit at an offset in
+   their buffers (oclgrind_operand) and outputs are buffers of their exact size (the suite runs
+   with the memory pool off), so a read or write past an operand is one Oclgrind sees. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "fft_reference.h"
 #include "oclgrind.h"
 #include "reduce_cases.h"
+#include "sparse_cases.h"
 
 static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128};
 
@@ -422,6 +424,61 @@ START_TEST(reductions_in_pieces_with_whole_blocks_match_the_reference) {
 }
 END_TEST
 
+/* ---- sparse ---------------------------------------------------------------------------------------- */
+
+/* op(A) X for X of @p batch vectors (ag_spmv for batch 0), compared with the reference; the
+   arrays are kept. */
+static void check_sparse(ag_device *dev, ag_csr *m, const sp_host *h, ag_transpose op, size_t batch, uint64_t seed) {
+  bool trans = op != AG_NO_TRANS;
+  size_t b = batch > 0 ? batch : 1, in = sp_in_len(h, trans), out = sp_out_len(h, trans);
+  const size_t xs[2] = {in, b}, ys[2] = {out, b};
+  int nd = batch > 0 ? 2 : 1;
+  void *x = input(h->t, in * b, seed, ANY);
+  ag_array *ax = oclgrind_operand(dev, h->t, nd, xs, x), *ay = test_array_new(dev, h->t, nd, ys);
+  ag_status st = batch > 0 ? ag_spmm(NULL, op, m, ax, ay) : ag_spmv(NULL, op, m, ax, ay);
+  ref_check_ok(st, "%s of %s, op %d", batch > 0 ? "ag_spmm" : "ag_spmv", ref_name(h->t), (int)op);
+  ref_c *want = test_alloc(out * b * sizeof *want);
+  long double *scale = test_alloc(out * b * sizeof *scale);
+  sp_product(h, trans, x, b, want, scale);
+  char what[64];
+  snprintf(what, sizeof what, "%s of %s, op %d", batch > 0 ? "spmm" : "spmv", ref_name(h->t), (int)op);
+  check_out(ay, h->t, want, scale, out * b, sp_tol(h->t), what);
+  free(scale);
+  free(want);
+  free(x);
+  oclgrind_keep(ax);
+}
+
+/* The sparse family, f32 and f64: A x with 8 rows of 40 to 90 entries, at least 32 on average
+   (a work-group per row, ag_csr_spmv_<t>_rows, whose items stride through the row and merge
+   their sums in local memory; empty rows and rows of one entry among them), A^T x through the
+   transpose's 60 short rows (an item per row, ag_csr_spmv_<t>), and batches of 3 both ways
+   (ag_csr_spmm_<t>). The matrices' buffers are written whole, once (ag_csr_create), and kept
+   until the end, as the arrays are. */
+START_TEST(sparse_products_match_the_reference_in_every_kernel) {
+  ag_device *dev = oclgrind_device(_i);
+  const sp_kind rows = {.rows = 8, .cols = 60, .min_len = 40, .max_len = 90};
+  ag_csr *kept[2] = {NULL, NULL};
+  const ag_dtype dtypes[2] = {AG_F32, AG_F64};
+  for (int k = 0; k < 2; k++) {
+    if (!test_dtype_runs(dev, dtypes[k]))
+      continue;
+    sp_host h = sp_random(dtypes[k], &rows, 13000u + 4u * (unsigned)k);
+    ck_assert_msg(h.nnz >= 32 * h.rows, "%s: %zu values in %zu rows are too few for the work-group kernel",
+                  test_label(), h.nnz, h.rows);
+    ag_csr *m = kept[k] = sp_device(dev, &h);
+    check_sparse(dev, m, &h, AG_NO_TRANS, 0, 13100);
+    check_sparse(dev, m, &h, AG_TRANS, 0, 13200);
+    check_sparse(dev, m, &h, AG_NO_TRANS, 3, 13300);
+    check_sparse(dev, m, &h, AG_TRANS, 3, 13400);
+    sp_free(&h);
+  }
+  oclgrind_free_kept();
+  ag_csr_destroy(kept[0]);
+  ag_csr_destroy(kept[1]);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
@@ -442,4 +499,6 @@ void suite_build(Suite *s, const char *backend) {
                   reductions_of_one_piece_write_their_outputs_directly);
   add_device_test(s, "reductions in pieces with whole blocks match the reference",
                   reductions_in_pieces_with_whole_blocks_match_the_reference);
+  add_device_test(s, "sparse products match the reference in every kernel",
+                  sparse_products_match_the_reference_in_every_kernel);
 }
