@@ -34,5 +34,6 @@
 #include "anygpu/blas.h"
 #include "anygpu/fft.h"
 #include "anygpu/sparse.h"
+#include "anygpu/diffraction.h"
 
 #endif
