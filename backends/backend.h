@@ -23,7 +23,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 6
+#define AG__BACKEND_ABI 7
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -141,6 +141,9 @@ typedef struct ag__bfft ag__bfft; /* a plan, the provider's */
 typedef struct ag__fft_ops {
   const char *name;           /* "FFTW", "VkFFT", "clFFT", "cuFFT" */
   bool offsets;               /* exec takes nonzero byte offsets */
+  bool complex_aligned;       /* takes only offsets that are whole complex elements, a real
+                                 array's too (cuFFT answers a float array at an odd offset
+                                 with CUFFT_INVALID_VALUE); the core stages the others */
   bool c2r_destroys_input;    /* C2R overwrites its input: the core passes a copy */
   /* AG_ERR_UNSUPPORTED saying why when the provider cannot do it (clFFT: a length with a
      prime factor above 13); AG_ERR_DEVICE with the provider's status otherwise. */

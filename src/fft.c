@@ -198,9 +198,19 @@ static ag_status stage(const char *fn, ag_queue *q, const ag_array *a, bool copy
   return ag__prefix(st, fn);
 }
 
+/* Whether the provider takes @p a where it is: at offset 0 always; elsewhere when it takes
+   offsets, and (cuFFT) when the offset is a whole number of complex elements. */
+static bool in_reach(const ag__fft_ops *ops, const ag_array *a) {
+  if (a->offset == 0)
+    return true;
+  if (!ops->offsets)
+    return false;
+  size_t es = ag_dtype_size(a->dtype), cs = ag__dtype_is_complex(a->dtype) ? es : 2 * es;
+  return !ops->complex_aligned || (a->offset * es) % cs == 0;
+}
+
 /* Runs @p plan from x into out on @p rq, unscaled. Stages what the provider cannot take where
-   it is: data at an offset when it takes none, and c2r's input when the provider overwrites
-   it. */
+   it is (in_reach), and c2r's input when the provider overwrites it. */
 static ag_status run(const char *fn, ag_queue *rq, fft_plan *plan, ag__fft_kind kind, bool inverse, bool in_place,
                      const ag_array *x, ag_array *out) {
   const ag__fft_ops *ops = plan->ops;
@@ -208,8 +218,8 @@ static ag_status run(const char *fn, ag_queue *rq, fft_plan *plan, ag__fft_kind 
   ag_array *tin = NULL, *tout = NULL;
   const ag_array *in = x;
   ag_array *dst = out;
-  bool stage_in = (!ops->offsets && x->offset != 0) || (kind == AG__FFT_C2R && ops->c2r_destroys_input);
-  bool stage_out = !ops->offsets && out->offset != 0;
+  bool stage_in = !in_reach(ops, x) || (kind == AG__FFT_C2R && ops->c2r_destroys_input);
+  bool stage_out = !in_reach(ops, out);
   if (in_place && (stage_in || stage_out)) {
     if ((st = stage(fn, rq, x, true, &tin)) != AG_OK)
       return st;

@@ -249,6 +249,7 @@ static void cf_destroy(ag__bfft *p) {
 static const ag__fft_ops cufft_ops = {
     .name = "cuFFT",
     .offsets = true,
+    .complex_aligned = true,
     .c2r_destroys_input = true,
     .plan = cf_plan,
     .exec = cf_exec,
