@@ -368,10 +368,36 @@ static ag_status cl_mem_copy(ag__bqueue *q, ag__bmem *dst, size_t dst_offset, ag
   return AG_OK;
 }
 
+/* With the fill-2g quirk, a fill that reaches past byte 2^31 is written from the host: blocking
+   writes of a staging area holding the pattern over and over (the offset is a whole number of
+   patterns, so each write starts in phase). */
+#define FILL_LIMIT ((size_t)1 << 31)
+#define FILL_STAGE ((size_t)4 << 20)
+
+static ag_status fill_from_host(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *pattern,
+                                size_t pattern_size, size_t bytes) {
+  size_t stage_bytes = bytes < FILL_STAGE ? bytes : FILL_STAGE;
+  unsigned char *stage = malloc(stage_bytes);
+  if (stage == NULL)
+    return core->error(AG_ERR_OUT_OF_MEMORY, "fill: no host memory for a %zu-byte staging area", stage_bytes);
+  for (size_t i = 0; i < stage_bytes; i += pattern_size)
+    memcpy(stage + i, pattern, pattern_size);
+  ag_status st = AG_OK;
+  for (size_t done = 0; done < bytes && st == AG_OK; done += stage_bytes) {
+    size_t n = bytes - done < stage_bytes ? bytes - done : stage_bytes;
+    cl_int e = clEnqueueWriteBuffer(q->q, MEM(dst), CL_TRUE, offset + done, n, stage, 0, NULL, NULL);
+    if (e != CL_SUCCESS)
+      st = CL_FAIL("clEnqueueWriteBuffer (a fill past 2^31 bytes, driver quirk fill-2g)", e);
+  }
+  free(stage);
+  return st;
+}
+
 static ag_status cl_mem_fill(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *pattern,
                              size_t pattern_size, size_t bytes) {
-  CL_TRY("clEnqueueFillBuffer",
-         clEnqueueFillBuffer(q->q, MEM(dst), pattern, pattern_size, offset, bytes, 0, NULL, NULL));
+  if ((q->dev->quirks & AG__CLQ_FILL_2G) && offset + bytes > FILL_LIMIT)
+    return fill_from_host(q, dst, offset, pattern, pattern_size, bytes);
+  CL_TRY("clEnqueueFillBuffer", clEnqueueFillBuffer(q->q, MEM(dst), pattern, pattern_size, offset, bytes, 0, NULL, NULL));
   return AG_OK;
 }
 

@@ -41,6 +41,11 @@ static const struct quirk {
        Waiting for a marker of one's own does wait. Applied to every version: the cost is one
        marker per finish, and a finish that does not wait is the worse failure. */
     {"rusticl", NULL, 0, 0, AG__CLQ_FINISH_MARKER, "finish-marker"},
+    /* NVIDIA's OpenCL (seen on 580.159.04, H200): a clEnqueueFillBuffer of a buffer of more
+       than 2^31 bytes fails with CL_OUT_OF_RESOURCES, reported by the next command, also when
+       cut into fills of 1 GiB. A fill that reaches past byte 2^31 is written from the host.
+       Every version: the defect has been reported against drivers since 2020. */
+    {"NVIDIA", NULL, 0, 0, AG__CLQ_FILL_2G, "fill-2g"},
 };
 
 /* The leading "major.minor" of a version string; false when it has none. */
