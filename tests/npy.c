@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const struct {
   const char *descr, *alt; /* alt: another spelling numpy accepts for the same type */
@@ -137,10 +138,11 @@ static bool parse_header(const char *path, const char *h, npy_array *out, char *
   return true;
 }
 
-bool npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
-  if (out == NULL || path == NULL)
-    return fail(err, errlen, "npy_read: NULL argument");
-  memset(out, 0, sizeof *out);
+bool npy_open(const char *path, npy_array *meta, FILE **file, char *err, size_t errlen) {
+  if (meta == NULL || path == NULL || file == NULL)
+    return fail(err, errlen, "npy_open: NULL argument");
+  memset(meta, 0, sizeof *meta);
+  *file = NULL;
   FILE *f = fopen(path, "rb");
   if (f == NULL)
     return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -151,14 +153,16 @@ bool npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
     fail(err, errlen, "%s: not a .npy file (no \\x93NUMPY magic)", path);
     goto done;
   }
-  size_t hlen;
+  size_t hlen, plen;
   if (pre[6] == 1) {
+    plen = 10;
     if (fread(pre + 8, 1, 2, f) != 2) {
       fail(err, errlen, "%s: the header length is cut short", path);
       goto done;
     }
     hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
   } else if (pre[6] == 2 || pre[6] == 3) {
+    plen = 12;
     if (fread(pre + 8, 1, 4, f) != 4) {
       fail(err, errlen, "%s: the header length is cut short", path);
       goto done;
@@ -178,8 +182,35 @@ bool npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
     goto done;
   }
   header[hlen] = '\0';
-  if (!parse_header(path, header, out, err, errlen))
+  if (!parse_header(path, header, meta, err, errlen))
     goto done;
+  /* The data must be exactly what the shape needs: a file cut short (or with more) is refused
+     here, before any of it is read. */
+  size_t bytes = meta->count * npy_dtype_size(meta->dtype);
+  struct stat sb;
+  if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size != plen + hlen + bytes) {
+    size_t got = (size_t)sb.st_size > plen + hlen ? (size_t)sb.st_size - plen - hlen : 0;
+    if (got > bytes)
+      fail(err, errlen, "%s: holds more data than its shape needs (%zu bytes, not %zu)", path, got, bytes);
+    else
+      fail(err, errlen, "%s: holds %zu bytes of data, the shape needs %zu (the file is cut short)", path, got, bytes);
+    goto done;
+  }
+  ok = true;
+done:
+  free(header);
+  if (ok)
+    *file = f;
+  else
+    fclose(f);
+  return ok;
+}
+
+bool npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
+  FILE *f;
+  if (!npy_open(path, out, &f, err, errlen))
+    return false;
+  bool ok = false;
   size_t size = npy_dtype_size(out->dtype), bytes = out->count * size;
   if (bytes > 0) {
     out->data = malloc(bytes);
@@ -200,17 +231,16 @@ bool npy_read(const char *path, npy_array *out, char *err, size_t errlen) {
   swap_if_big_endian(out->data, out->count, size);
   ok = true;
 done:
-  free(header);
   fclose(f);
   if (!ok)
     npy_free(out);
   return ok;
 }
 
-bool npy_write(const char *path, npy_dtype dtype, int ndim, const size_t *shape, const void *data, char *err,
-               size_t errlen) {
-  if (path == NULL || (ndim > 0 && shape == NULL))
-    return fail(err, errlen, "npy_write: NULL argument");
+bool npy_write_header(FILE *f, const char *path, npy_dtype dtype, int ndim, const size_t *shape, char *err,
+                      size_t errlen) {
+  if (f == NULL || path == NULL || (ndim > 0 && shape == NULL))
+    return fail(err, errlen, "npy_write_header: NULL argument");
   if ((unsigned)dtype >= NTYPES)
     return fail(err, errlen, "%s: dtype %d is not an npy_dtype", path, (int)dtype);
   if (ndim < 0 || ndim > NPY_MAX_DIMS)
@@ -226,8 +256,6 @@ bool npy_write(const char *path, npy_dtype dtype, int ndim, const size_t *shape,
   }
   if (ndim > 1) /* numpy writes (3,) for one dimension, (3, 4) for two */
     dims[used - 1] = '\0';
-  if (count > 0 && data == NULL)
-    return fail(err, errlen, "%s: data is NULL", path);
 
   char dict[sizeof dims + 96];
   int dn = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", types[dtype].descr,
@@ -248,31 +276,51 @@ bool npy_write(const char *path, npy_dtype dtype, int ndim, const size_t *shape,
   head[7] = 0;
   for (size_t k = 0; k < pre - 8; k++)
     head[8 + k] = (unsigned char)(hlen >> (8 * k));
-
-  FILE *f = fopen(path, "wb");
-  if (f == NULL)
-    return fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
   bool ok = fwrite(head, 1, pre, f) == pre && fwrite(dict, 1, (size_t)dn, f) == (size_t)dn;
   for (size_t k = (size_t)dn; ok && k + 1 < hlen; k++)
     ok = fputc(' ', f) != EOF;
   ok = ok && fputc('\n', f) != EOF;
-  if (ok && count > 0) {
-    if (host_is_little_endian() || size == 1) {
-      ok = fwrite(data, size, count, f) == count;
-    } else {
-      unsigned char elem[8];
-      for (size_t i = 0; ok && i < count; i++) {
-        memcpy(elem, (const unsigned char *)data + i * size, size);
-        swap_if_big_endian(elem, 1, size);
-        ok = fwrite(elem, 1, size, f) == size;
-      }
+  return ok ? true : fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+}
+
+bool npy_write_data(FILE *f, const char *path, npy_dtype dtype, size_t count, const void *data, char *err,
+                    size_t errlen) {
+  if ((unsigned)dtype >= NTYPES)
+    return fail(err, errlen, "%s: dtype %d is not an npy_dtype", path, (int)dtype);
+  if (count > 0 && data == NULL)
+    return fail(err, errlen, "%s: data is NULL", path);
+  size_t size = types[dtype].size;
+  bool ok = true;
+  if (host_is_little_endian() || size == 1) {
+    ok = fwrite(data, size, count, f) == count;
+  } else {
+    unsigned char elem[8];
+    for (size_t i = 0; ok && i < count; i++) {
+      memcpy(elem, (const unsigned char *)data + i * size, size);
+      swap_if_big_endian(elem, 1, size);
+      ok = fwrite(elem, 1, size, f) == size;
     }
   }
-  if (fclose(f) != 0)
-    ok = false;
-  if (!ok)
-    return fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-  return true;
+  return ok ? true : fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+}
+
+bool npy_write(const char *path, npy_dtype dtype, int ndim, const size_t *shape, const void *data, char *err,
+               size_t errlen) {
+  if (path == NULL || (ndim > 0 && shape == NULL))
+    return fail(err, errlen, "npy_write: NULL argument");
+  size_t count = 1;
+  for (int i = 0; i < ndim && i < NPY_MAX_DIMS; i++)
+    count *= shape[i];
+  if (count > 0 && data == NULL)
+    return fail(err, errlen, "%s: data is NULL", path);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL)
+    return fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+  bool ok = npy_write_header(f, path, dtype, ndim, shape, err, errlen) &&
+            npy_write_data(f, path, dtype, count, data, err, errlen);
+  if (fclose(f) != 0 && ok)
+    ok = fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+  return ok;
 }
 
 void npy_free(npy_array *a) {

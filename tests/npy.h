@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum npy_dtype {
   NPY_F4, /* '<f4' float */
@@ -39,6 +40,22 @@ const char *npy_dtype_descr(npy_dtype t);
 /** Reads @p path into @p out (zeroed first). Refuses other dtypes, big-endian data, Fortran
     order, more than NPY_MAX_DIMS dimensions, and a file whose data is not exactly the shape's. */
 bool npy_read(const char *path, npy_array *out, char *err, size_t errlen);
+
+/** Opens @p path and reads its header into @p meta (whose data stays NULL), leaving @p *file
+    at the first data byte, for reading the data in pieces; the caller fcloses it. Refuses what
+    npy_read refuses, and a regular file whose size is not exactly the header's plus the
+    shape's data (cut short, or with more). */
+bool npy_open(const char *path, npy_array *meta, FILE **file, char *err, size_t errlen);
+
+/** Writes the header of an array of @p shape to @p f, for data written after it in pieces
+    with npy_write_data (C order, count = product(shape) elements in all). @p path names the
+    file in messages. */
+bool npy_write_header(FILE *f, const char *path, npy_dtype dtype, int ndim, const size_t *shape, char *err,
+                      size_t errlen);
+
+/** Writes @p count elements of @p data (host byte order) to @p f, little-endian. */
+bool npy_write_data(FILE *f, const char *path, npy_dtype dtype, size_t count, const void *data, char *err,
+                    size_t errlen);
 
 /** Writes @p count = product(shape) elements of @p data (host byte order, C order) to @p path
     as a version 1.0 file (2.0 when the header needs it), the header padded to 64 bytes as
