@@ -35,5 +35,6 @@
 #include "anygpu/fft.h"
 #include "anygpu/sparse.h"
 #include "anygpu/diffraction.h"
+#include "anygpu/azint.h"
 
 #endif

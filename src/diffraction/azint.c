@@ -1,0 +1,433 @@
+/* src/diffraction/azint.c - integrators (include/anygpu/azint.h): the options' checks, the plan
+   (azint_plan.c) and the static corrections copied to the device at creation, and each
+   integration's launches: the azint family's preprocessing kernel (kernels_shared/azint.h),
+   two sparse products (ag_spmm) and the azint family's finishing kernel. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../launch.h"
+#include "azint_plan.h"
+#define AG_SHAPES_ONLY
+#include "../../kernels_shared/azint.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_prep, AG_SHAPE_AZINT_PREP)
+AG__SHAPE_LAUNCHER(launch_finish, AG_SHAPE_AZINT_FINISH)
+
+struct ag_integrator {
+  ag_device *dev;
+  ag_dtype dtype;
+  size_t rows, cols, npix, nrad, nazim, nbins;
+  bool two_d;
+  ag_csr *a;        /* the shares */
+  ag_csr *a2;       /* the shares squared, for the variance */
+  ag_array *norm;   /* npix: normalisation factor x flat x polarisation x solid angle */
+  ag_array *dark;   /* npix, or NULL */
+  ag_array *var;    /* npix, or NULL */
+  uint32_t vmode;   /* kernels_shared/azint.h */
+  bool has_dummy;
+  double dummy, delta_dummy, empty;
+  double *rad_centres, *azim_centres;
+};
+
+/* ---- creation ------------------------------------------------------------------------------- */
+
+static ag_status check_range(const char *fn, const char *what, double lo, double hi) {
+  if (!isfinite(lo) || !isfinite(hi) || !(lo < hi))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->%s_min (%g) must be finite and below opt->%s_max (%g)", fn,
+                     what, lo, what, hi);
+  return AG_OK;
+}
+
+static ag_status check_options(const char *fn, ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
+                               ag_dtype *dtype, size_t *rows, size_t *cols) {
+  if (opt->npt_rad == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->npt_rad is 0; an integration has at least one radial bin", fn);
+  if ((unsigned)opt->unit >= AG_RADIAL_UNIT_COUNT)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->unit %d is not an ag_radial_unit", fn, (int)opt->unit);
+  if (opt->split != AG_SPLIT_BBOX && opt->split != AG_SPLIT_NO)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->split %d is not AG_SPLIT_BBOX or AG_SPLIT_NO", fn,
+                     (int)opt->split);
+  if ((unsigned)opt->error_model > AG_ERROR_VARIANCE)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->error_model %d is not an ag_error_model", fn,
+                     (int)opt->error_model);
+  if (opt->error_model == AG_ERROR_VARIANCE && opt->variance == NULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->variance is NULL, which AG_ERROR_VARIANCE needs", fn);
+  ag_status st;
+  if (opt->has_radial_range && (st = check_range(fn, "radial", opt->radial_min, opt->radial_max)) != AG_OK)
+    return st;
+  /* An azimuth range may cross the discontinuity at 180 degrees: pyFAI then moves its end a
+     turn on. Equal ends give no range. */
+  if (opt->has_azimuth_range &&
+      (!isfinite(opt->azimuth_min) || !isfinite(opt->azimuth_max) || opt->azimuth_min == opt->azimuth_max))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->azimuth_min (%g) and opt->azimuth_max (%g) must be finite "
+                     "and differ", fn, opt->azimuth_min, opt->azimuth_max);
+  if (opt->has_dummy && (!isfinite(opt->dummy) || !isfinite(opt->delta_dummy) || opt->delta_dummy < 0))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->dummy (%g) and opt->delta_dummy (%g) must be finite, "
+                     "delta_dummy 0 or above", fn, opt->dummy, opt->delta_dummy);
+  if (opt->has_polarization && !(fabs(opt->polarization_factor) <= 1))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->polarization_factor is %g, not in [-1, 1]", fn,
+                     opt->polarization_factor);
+  if (!isfinite(opt->normalization_factor))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->normalization_factor is %g, not finite", fn,
+                     opt->normalization_factor);
+  *dtype = opt->dtype == AG_U8 ? AG_F32 : opt->dtype;
+  if (*dtype != AG_F32 && *dtype != AG_F64)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->dtype is %s; the engine runs in f32 or f64", fn,
+                     ag_dtype_name(*dtype));
+  if (*dtype == AG_F64 && !dev->info.fp64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: opt->dtype is f64, which needs double precision, which %s (%s) lacks",
+                     fn, dev->info.spec, dev->info.name);
+  *rows = opt->rows ? opt->rows : poni->rows;
+  *cols = opt->cols ? opt->cols : poni->cols;
+  if (*rows == 0 || *cols == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: the frames' shape is unknown: opt->rows and opt->cols are %zu "
+                     "and %zu, and poni->rows and poni->cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
+                     poni->cols);
+  if (*rows > ((size_t)1 << 31) / *cols)
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: %zu x %zu pixels are more than 2^31", fn, *rows, *cols);
+  if (opt->npt_rad > ((size_t)1 << 31) || opt->npt_azim > ((size_t)1 << 31) / opt->npt_rad)
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: opt->npt_rad x opt->npt_azim is more than 2^31 bins", fn);
+  return AG_OK;
+}
+
+/* Host doubles as a new array of @p dtype on @p dev. */
+static ag_status to_device(ag_device *dev, ag_dtype dtype, size_t n, const double *v, ag_array **out) {
+  void *tmp = malloc(n * ag_dtype_size(dtype));
+  if (tmp == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "no host memory for %zu values", n);
+  for (size_t k = 0; k < n; k++) {
+    if (dtype == AG_F32)
+      ((float *)tmp)[k] = (float)v[k];
+    else
+      ((double *)tmp)[k] = v[k];
+  }
+  ag_status st = ag_array_from_host(dev, dtype, 1, &n, tmp, out);
+  free(tmp);
+  return st;
+}
+
+/* a x b, rounded to float when @p f32. */
+static double times(double a, double b, bool f32) { return f32 ? (double)((float)a * (float)b) : a * b; }
+
+/* The per-pixel normalisation as preproc builds it, in the engine's precision: the
+   normalisation factor, times flat, times polarisation, times solid angle, each product
+   rounded; 0 (the pixel left out) where the dark or the flat is the dummy (the dark within
+   delta_dummy exclusive, the flat inclusive, as preproc compares them). */
+static ag_status static_norm(const char *fn, const ag_poni *poni, size_t rows, size_t cols,
+                             const ag_integrate_options *opt, ag_dtype dtype, double *norm) {
+  size_t n = rows * cols;
+  double *sa = NULL, *pol = NULL;
+  ag_status st = AG_OK;
+  if (!opt->no_solid_angle) {
+    sa = malloc(n * sizeof *sa);
+    st = sa == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the solid angles", fn)
+                    : ag__prefix(ag_geometry_solid_angle(poni, rows, cols, sa), fn);
+  }
+  if (st == AG_OK && opt->has_polarization) {
+    pol = malloc(n * sizeof *pol);
+    st = pol == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the polarisation", fn)
+                     : ag__prefix(ag_geometry_polarization(poni, rows, cols, opt->polarization_factor, 0, pol), fn);
+  }
+  double nf = opt->normalization_factor == 0 ? 1.0 : opt->normalization_factor;
+  for (size_t k = 0; st == AG_OK && k < n; k++) {
+    bool f32 = dtype == AG_F32;
+    double w = f32 ? (float)nf : nf;
+    if (opt->flat)
+      w = times(w, opt->flat[k], f32);
+    if (pol)
+      w = times(w, (float)pol[k], f32);
+    if (sa)
+      w = times(w, (float)sa[k], f32);
+    norm[k] = w;
+    if (opt->has_dummy) {
+      float cd = (float)opt->dummy, dd = (float)opt->delta_dummy;
+      if (opt->dark && (dd == 0 ? opt->dark[k] == cd : fabsf(opt->dark[k] - cd) < dd))
+        norm[k] = 0;
+      if (opt->flat && (dd == 0 ? opt->flat[k] == cd : fabsf(opt->flat[k] - cd) <= dd))
+        norm[k] = 0;
+    }
+  }
+  free(sa);
+  free(pol);
+  return st;
+}
+
+void ag_integrator_destroy(ag_integrator *integ) {
+  if (integ == NULL)
+    return;
+  ag_csr_destroy(integ->a);
+  ag_csr_destroy(integ->a2);
+  ag_array_free(integ->norm);
+  ag_array_free(integ->dark);
+  ag_array_free(integ->var);
+  free(integ->rad_centres);
+  free(integ->azim_centres);
+  free(integ);
+}
+
+/* The matrix's shares, and their squares, on the device in the engine's dtype. */
+static ag_status upload_matrices(const char *fn, ag_integrator *in, const ag__azint_plan *plan) {
+  size_t es = ag_dtype_size(in->dtype);
+  size_t n = plan->nnz ? plan->nnz : 1;
+  unsigned char *v = malloc(n * es), *v2 = malloc(n * es);
+  ag_status st = AG_OK;
+  if (v == NULL || v2 == NULL)
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu shares", fn, plan->nnz);
+  for (size_t k = 0; st == AG_OK && k < plan->nnz; k++) {
+    double w = plan->data[k];
+    if (in->dtype == AG_F32) {
+      ((float *)v)[k] = (float)w;
+      ((float *)v2)[k] = (float)(w * w);
+    } else {
+      ((double *)v)[k] = w;
+      ((double *)v2)[k] = w * w;
+    }
+  }
+  if (st == AG_OK)
+    st = ag_csr_create(in->dev, in->dtype, plan->nbins, plan->npix, plan->nnz, plan->indptr, plan->indices, v, &in->a);
+  if (st == AG_OK)
+    st = ag_csr_create(in->dev, in->dtype, plan->nbins, plan->npix, plan->nnz, plan->indptr, plan->indices, v2,
+                       &in->a2);
+  free(v);
+  free(v2);
+  return st == AG_OK ? st : ag__prefix(st, fn);
+}
+
+/* A float host array as doubles on the device. */
+static ag_status upload_floats(const char *fn, ag_integrator *in, const float *src, ag_array **out) {
+  double *tmp = malloc(in->npix * sizeof *tmp);
+  if (tmp == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels", fn, in->npix);
+  for (size_t k = 0; k < in->npix; k++)
+    tmp[k] = src[k];
+  ag_status st = to_device(in->dev, in->dtype, in->npix, tmp, out);
+  free(tmp);
+  return st == AG_OK ? st : ag__prefix(st, fn);
+}
+
+ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
+                               ag_integrator **out) {
+  static const char fn[] = "ag_integrator_create";
+  AG__CHECK_NOT_NULL(fn, out);
+  *out = NULL;
+  AG__CHECK_NOT_NULL(fn, dev);
+  AG__CHECK_NOT_NULL(fn, poni);
+  AG__CHECK_NOT_NULL(fn, opt);
+  ag_dtype dtype = AG_F32;
+  size_t rows = 0, cols = 0;
+  ag_status st = check_options(fn, dev, poni, opt, &dtype, &rows, &cols);
+  if (st != AG_OK)
+    return st;
+  ag_integrator *in = calloc(1, sizeof *in);
+  if (in == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  *in = (ag_integrator){.dev = dev, .dtype = dtype, .rows = rows, .cols = cols, .npix = rows * cols,
+                        .two_d = opt->npt_azim > 0, .has_dummy = opt->has_dummy, .dummy = opt->dummy,
+                        .delta_dummy = opt->delta_dummy, .empty = opt->has_dummy ? opt->dummy : 0.0};
+  in->vmode = opt->error_model == AG_ERROR_NONE ? 0 : opt->error_model == AG_ERROR_VARIANCE ? 3 : in->two_d ? 2 : 1;
+  ag__azint_plan plan;
+  st = ag__azint_plan_build(fn, poni, rows, cols, opt, &plan);
+  if (st != AG_OK) {
+    free(in);
+    return st;
+  }
+  in->nrad = plan.nrad;
+  in->nazim = plan.nazim;
+  in->nbins = plan.nbins;
+  in->rad_centres = plan.rad_centres;
+  in->azim_centres = plan.azim_centres;
+  plan.rad_centres = plan.azim_centres = NULL;
+  st = upload_matrices(fn, in, &plan);
+  ag__azint_plan_free(&plan);
+  if (st == AG_OK) {
+    double *norm = malloc(in->npix * sizeof *norm);
+    st = norm == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels", fn, in->npix)
+                      : static_norm(fn, poni, rows, cols, opt, dtype, norm);
+    if (st == AG_OK && (st = to_device(dev, dtype, in->npix, norm, &in->norm)) != AG_OK)
+      st = ag__prefix(st, fn);
+    free(norm);
+  }
+  if (st == AG_OK && opt->dark != NULL)
+    st = upload_floats(fn, in, opt->dark, &in->dark);
+  if (st == AG_OK && opt->error_model == AG_ERROR_VARIANCE)
+    st = upload_floats(fn, in, opt->variance, &in->var);
+  if (st != AG_OK) {
+    ag_integrator_destroy(in);
+    return st;
+  }
+  *out = in;
+  return AG_OK;
+}
+
+/* ---- integration ----------------------------------------------------------------------------- */
+
+/* The result's six arrays, in the order of the struct. */
+static void result_slots(ag_integrate_result *r, ag_array **slots[6]) {
+  slots[0] = &r->intensity, slots[1] = &r->sigma, slots[2] = &r->sum_signal, slots[3] = &r->sum_variance;
+  slots[4] = &r->sum_normalization, slots[5] = &r->count;
+}
+
+void ag_integrate_result_free(ag_integrate_result *r) {
+  if (r == NULL)
+    return;
+  ag_array **slots[6];
+  result_slots(r, slots);
+  for (int k = 0; k < 6; k++)
+    ag_array_free(*slots[k]);
+  memset(r, 0, sizeof *r);
+}
+
+static ag_status check_frames(const char *fn, const ag_integrator *in, const ag_array *frames, size_t *batch) {
+  ag_status st = ag__check_array(fn, "frames", frames);
+  if (st != AG_OK)
+    return st;
+  if (frames->dev != in->dev)
+    return ag__error(AG_ERR_MISMATCH, "%s: frames is on %s but the integrator on %s", fn, frames->dev->info.spec,
+                     in->dev->info.spec);
+  if (ag__dtype_is_complex(frames->dtype))
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is %s; frames are real", fn, ag_dtype_name(frames->dtype));
+  int nd = frames->ndim;
+  if ((nd != 2 && nd != 3) || frames->shape[nd - 2] != in->rows || frames->shape[nd - 1] != in->cols) {
+    char got[96] = "";
+    size_t at = 0;
+    for (int k = 0; k < nd && at < sizeof got; k++)
+      at += (size_t)snprintf(got + at, sizeof got - at, "%s%zu", k ? ", " : "", frames->shape[k]);
+    return ag__error(AG_ERR_MISMATCH, "%s: frames has shape {%s}, but the integrator takes {%zu, %zu} or "
+                     "{B, %zu, %zu}", fn, got, in->rows, in->cols, in->rows, in->cols);
+  }
+  *batch = nd == 3 ? frames->shape[0] : 1;
+  return AG_OK;
+}
+
+/* The six result arrays: [B,] npt_rad or [B,] npt_azim, npt_rad. */
+static ag_status make_results(const ag_integrator *in, bool batched, size_t batch, ag_integrate_result *r) {
+  size_t shape[3];
+  int nd = 0;
+  if (batched)
+    shape[nd++] = batch;
+  if (in->two_d)
+    shape[nd++] = in->nazim;
+  shape[nd++] = in->nrad;
+  ag_array **outs[6];
+  result_slots(r, outs);
+  for (int k = 0; k < 6; k++) {
+    ag_status st = ag_array_create(in->dev, in->dtype, nd, shape, outs[k]);
+    if (st != AG_OK)
+      return st;
+  }
+  return AG_OK;
+}
+
+/* One value of the engine's dtype for a kernel. */
+typedef union engine_value {
+  float f;
+  double d;
+} engine_value;
+
+static ag__val value_of(const ag_integrator *in, double v, engine_value *slot) {
+  if (in->dtype == AG_F32) {
+    slot->f = (float)v;
+    return (ag__val){&slot->f, sizeof slot->f};
+  }
+  slot->d = v;
+  return (ag__val){&slot->d, sizeof slot->d};
+}
+
+ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, ag_integrate_result *result) {
+  static const char fn[] = "ag_integrate";
+  AG__CHECK_NOT_NULL(fn, result);
+  memset(result, 0, sizeof *result);
+  AG__CHECK_NOT_NULL(fn, in);
+  size_t batch = 0;
+  ag_status st = check_frames(fn, in, frames, &batch);
+  if (st != AG_OK)
+    return st;
+  if (frames->dtype == AG_F64 && !in->dev->info.fp64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is f64, which needs double precision, which %s (%s) lacks", fn,
+                     in->dev->info.spec, in->dev->info.name);
+  ag_queue *rq;
+  if ((st = ag__queue_resolve(fn, q, in->dev, &rq)) != AG_OK)
+    return st;
+  if ((st = make_results(in, frames->ndim == 3, batch, result)) != AG_OK) {
+    ag_integrate_result_free(result);
+    return ag__prefix(st, fn);
+  }
+  if (batch == 0)
+    return AG_OK;
+  ag_array *conv = NULL, *xs = NULL, *xv = NULL, *y1 = NULL, *y2 = NULL;
+  const ag_array *raw = frames;
+  size_t n_raw = batch * in->npix;
+  size_t s_xs[2] = {in->npix, 3 * batch}, s_xv[2] = {in->npix, batch};
+  size_t s_y1[2] = {in->nbins, 3 * batch}, s_y2[2] = {in->nbins, batch};
+  if (frames->dtype != in->dtype) {
+    if ((st = ag_array_create(in->dev, in->dtype, frames->ndim, frames->shape, &conv)) == AG_OK)
+      st = ag_astype(rq, frames, conv);
+    raw = conv;
+  }
+  if (st == AG_OK && (st = ag_array_create(in->dev, in->dtype, 2, s_xs, &xs)) == AG_OK &&
+      (st = ag_array_create(in->dev, in->dtype, 2, s_xv, &xv)) == AG_OK &&
+      (st = ag_array_create(in->dev, in->dtype, 2, s_y1, &y1)) == AG_OK)
+    st = ag_array_create(in->dev, in->dtype, 2, s_y2, &y2);
+  char name[64];
+  engine_value v_dummy, v_ddummy, v_empty;
+  if (st == AG_OK) {
+    snprintf(name, sizeof name, "ag_azint_prep_%s", ag_dtype_name(in->dtype));
+    ag__launch l = {.fn = fn, .q = rq, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)in->dtype,
+                    .kernel = name, .form = AG__FORM_ITEMS, .n = n_raw};
+    st = launch_prep(&l, raw, in->dark ? in->dark : in->norm, in->norm, in->var ? in->var : in->norm,
+                     (ag_u64)in->npix, (ag_u64)batch, (ag_u32)(in->dark != NULL), (ag_u32)in->has_dummy,
+                     value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), in->vmode, xs,
+                     xv);
+  }
+  if (st == AG_OK)
+    st = ag_spmm(rq, AG_NO_TRANS, in->a, xs, y1);
+  if (st == AG_OK)
+    st = ag_spmm(rq, AG_NO_TRANS, in->a2, xv, y2);
+  if (st == AG_OK) {
+    snprintf(name, sizeof name, "ag_azint_finish_%s", ag_dtype_name(in->dtype));
+    ag__launch l = {.fn = fn, .q = rq, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)in->dtype,
+                    .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * in->nbins};
+    st = launch_finish(&l, y1, y2, (ag_u64)in->nbins, (ag_u64)in->nrad, (ag_u64)in->nazim, (ag_u64)batch,
+                       value_of(in, in->empty, &v_empty), result->intensity, result->sigma, result->sum_signal,
+                       result->sum_variance, result->sum_normalization, result->count);
+  }
+  ag_array_free(conv);
+  ag_array_free(xs);
+  ag_array_free(xv);
+  ag_array_free(y1);
+  ag_array_free(y2);
+  if (st != AG_OK) {
+    ag_integrate_result_free(result);
+    return ag__prefix(st, fn);
+  }
+  return AG_OK;
+}
+
+/* ---- queries --------------------------------------------------------------------------------- */
+
+ag_status ag_integrator_radial(const ag_integrator *integ, double *centres) {
+  AG__CHECK_NOT_NULL("ag_integrator_radial", integ);
+  AG__CHECK_NOT_NULL("ag_integrator_radial", centres);
+  memcpy(centres, integ->rad_centres, integ->nrad * sizeof *centres);
+  return AG_OK;
+}
+
+ag_status ag_integrator_azimuthal(const ag_integrator *integ, double *centres) {
+  AG__CHECK_NOT_NULL("ag_integrator_azimuthal", integ);
+  AG__CHECK_NOT_NULL("ag_integrator_azimuthal", centres);
+  if (!integ->two_d)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_integrator_azimuthal: integ is a 1-D integrator (npt_azim 0), "
+                     "which has no azimuthal bins");
+  memcpy(centres, integ->azim_centres, integ->nazim * sizeof *centres);
+  return AG_OK;
+}
+
+ag_status ag_integrator_csr(const ag_integrator *integ, const ag_csr **csr) {
+  AG__CHECK_NOT_NULL("ag_integrator_csr", integ);
+  AG__CHECK_NOT_NULL("ag_integrator_csr", csr);
+  *csr = integ->a;
+  return AG_OK;
+}

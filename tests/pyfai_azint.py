@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""tests/pyfai_azint.py - one azimuthal integration by pyFAI's CSR integrator, its sparse matrix
+and its results as .npy files, for tests/test_azint.c to compare with anygpu's
+(include/anygpu/azint.h).
+
+usage: pyfai_azint.py PONI OUTDIR KEY=VALUE...
+
+Keys: npt_rad, npt_azim (0 or absent: integrate1d_ng, else integrate2d_ng), unit (pyFAI's
+name), split (bbox or no), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat (.npy
+paths: the frame is rows x cols, the mask nonzero where a pixel is left out), dummy,
+delta_dummy, polarization (factor), solid_angle (0 turns it off), normalization (factor),
+error_model (poisson).
+
+pyFAI 0.21.3 now and then builds an empty 2-D matrix without splitting; the integration is then
+run again with a fresh integrator, up to 8 times.
+
+Writes into OUTDIR: lut_data.npy (float32), lut_indices.npy and lut_indptr.npy (int32), the
+matrix the integration used; radial.npy (the unit's bin centres) and, in 2-D, azimuthal.npy
+(degrees); intensity.npy, signal.npy, normalization.npy, count.npy and, with an error model,
+sigma.npy and variance.npy, as float64; version.txt. Exits 2 on bad arguments, 1 when pyFAI
+fails.
+"""
+import os
+import sys
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.stderr.write(__doc__)
+        return 2
+    poni, outdir = argv[1], argv[2]
+    args = dict(a.split("=", 1) for a in argv[3:])
+    import numpy
+    import pyFAI
+    from pyFAI.azimuthalIntegrator import AzimuthalIntegrator
+
+    def load(key):
+        return numpy.load(args[key]) if key in args else None
+
+    def pair(key):
+        return tuple(float(v) for v in args[key].split(",")) if key in args else None
+
+    def number(key):
+        return float(args[key]) if key in args else None
+
+    frame = load("frame")
+    npt_rad = int(args["npt_rad"])
+    npt_azim = int(args.get("npt_azim", "0"))
+    method = (args.get("split", "bbox"), "csr", "cython")
+    kwargs = dict(unit=args.get("unit", "2th_deg"), method=method, radial_range=pair("radial"),
+                  azimuth_range=pair("azimuth"), mask=load("mask"), dark=load("dark"), flat=load("flat"),
+                  dummy=number("dummy"), delta_dummy=number("delta_dummy"),
+                  polarization_factor=number("polarization"),
+                  correctSolidAngle=args.get("solid_angle", "1") != "0",
+                  normalization_factor=float(args.get("normalization", "1")),
+                  error_model=args.get("error_model"))
+    # pyFAI 0.21.3's 2-D matrix without splitting is now and then empty, as if it read an
+    # uninitialised pixel size (HistoBBox2d with split "no"): a fresh integrator builds it again,
+    # a few times, before an empty matrix is taken as pyFAI's answer.
+    for attempt in range(8):
+        ai = AzimuthalIntegrator.sload(poni)
+        if npt_azim:
+            res = ai.integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)
+        else:
+            res = ai.integrate1d_ng(frame, npt_rad, **kwargs)
+        engines = [e.engine for k, e in ai.engines.items() if k.dimension == (2 if npt_azim else 1)]
+        assert len(engines) == 1, engines
+        data, indices, indptr = engines[0].lut
+        if len(data) > 0 or not npt_azim or method[0] != "no":
+            break
+        sys.stderr.write("pyfai_azint.py: pyFAI built an empty 2-D matrix; building it again\n")
+
+    def save(name, array):
+        numpy.save(os.path.join(outdir, name + ".npy"), numpy.ascontiguousarray(array))
+
+    save("lut_data", numpy.asarray(data, dtype=numpy.float32))
+    save("lut_indices", numpy.asarray(indices, dtype=numpy.int32))
+    save("lut_indptr", numpy.asarray(indptr, dtype=numpy.int32))
+    save("radial", numpy.asarray(res.radial, dtype=numpy.float64))
+    if npt_azim:
+        save("azimuthal", numpy.asarray(res.azimuthal, dtype=numpy.float64))
+    fields = {"intensity": res.intensity, "signal": res.sum_signal, "normalization": res.sum_normalization,
+              "count": res.count, "sigma": res.sigma, "variance": res.sum_variance}
+    for name, value in fields.items():
+        if value is not None and (name not in ("sigma", "variance") or kwargs["error_model"]):
+            save(name, numpy.asarray(value, dtype=numpy.float64))
+    with open(os.path.join(outdir, "version.txt"), "w") as f:
+        f.write(pyFAI.version)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,602 @@
+/* tests/test_azint.c — azimuthal integration (azint.h): the sparse matrix of pixel shares
+   against pyFAI 0.21.3's own (tests/pyfai_azint.py) entry by entry; integrations on every device
+   against a long double reference computed here from pyFAI's formulas, and against pyFAI's
+   results; refused input.
+
+   Without a python3 that imports pyFAI 0.21, the comparisons with pyFAI are not added; the
+   executable then runs the others itself and exits 77 (SKIP) with the reason when they pass,
+   so that a comparison that did not run is never reported as passed. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "npy.h"
+#include "pyfai_run.h"
+#include "runner.h"
+
+enum { ROWS = 64, COLS = 48, NPIX = ROWS * COLS };
+
+/* ---- geometries and images --------------------------------------------------------------- */
+
+/* Two geometries: the beam near the detector's middle, no rotation; and three rotations with
+   the PONI near a corner, so that chi crosses its discontinuity on the detector. */
+static const char *const poni_plain = "poni_version: 2\nDetector: Detector\n"
+                                      "Detector_config: {\"pixel1\": 0.0001, \"pixel2\": 0.00012, \"max_shape\": [64, 48]}\n"
+                                      "Distance: 0.1\nPoni1: 0.0031\nPoni2: 0.0027\nRot1: 0\nRot2: 0\nRot3: 0\n"
+                                      "Wavelength: 1e-10\n";
+static const char *const poni_tilted = "poni_version: 2\nDetector: Detector\n"
+                                       "Detector_config: {\"pixel1\": 0.0001, \"pixel2\": 0.00012, \"max_shape\": [64, 48]}\n"
+                                       "Distance: 0.08\nPoni1: 0.0012\nPoni2: 0.0049\nRot1: 0.12\nRot2: -0.07\nRot3: 0.3\n"
+                                       "Wavelength: 1.3e-10\n";
+
+static ag_poni load_poni(const char *text, char *path, size_t size) {
+  test_write_text("azint", text == poni_plain ? "plain.poni" : "tilted.poni", text, path, size);
+  ag_poni p;
+  CHECK_OK(ag_poni_read(path, &p));
+  return p;
+}
+
+/* A frame of counts around 100, varying over the detector; a few pixels set to the dummy
+   value -1 when @p dummies. */
+static void make_frame(uint16_t *f, bool dummies) {
+  for (int i = 0; i < ROWS; i++)
+    for (int j = 0; j < COLS; j++)
+      f[i * COLS + j] = (uint16_t)(100 + 60 * sin(0.37 * i) * cos(0.23 * j) + (i * 7 + j * 3) % 11);
+  if (dummies)
+    for (int k = 5; k < NPIX; k += 97)
+      f[k] = 0;
+}
+
+static void make_mask(uint8_t *m) {
+  for (int k = 0; k < NPIX; k++)
+    m[k] = (k % 13 == 0) || (k / COLS > 40 && k / COLS < 44 && k % COLS > 10);
+}
+
+static void make_dark_flat(float *dark, float *flat) {
+  for (int k = 0; k < NPIX; k++) {
+    dark[k] = (float)(3 + k % 5) * 0.5f;
+    flat[k] = 0.9f + 0.2f * (float)((k * 7) % 10) / 10.0f;
+  }
+}
+
+static void save_npy(const char *path, npy_dtype t, const void *data) {
+  char err[700];
+  size_t shape[2] = {ROWS, COLS};
+  ck_assert_msg(npy_write(path, t, 2, shape, data, err, sizeof err), "%s", err);
+}
+
+/* ---- one case: options, and the same for pyFAI ------------------------------------------- */
+
+typedef struct azcase {
+  const char *poni;
+  ag_integrate_options opt;
+  bool frame_dummies, use_mask, use_dark_flat;
+  ag_dtype frame_dtype; /* AG_U16 or AG_F32 */
+} azcase;
+
+typedef struct inputs {
+  uint16_t frame[NPIX];
+  uint8_t mask[NPIX];
+  float dark[NPIX], flat[NPIX];
+} inputs;
+
+static void fill_inputs(azcase *c, inputs *in) {
+  make_frame(in->frame, c->frame_dummies);
+  make_mask(in->mask);
+  make_dark_flat(in->dark, in->flat);
+  if (c->use_mask)
+    c->opt.mask = in->mask;
+  if (c->use_dark_flat) {
+    c->opt.dark = in->dark;
+    c->opt.flat = in->flat;
+  }
+}
+
+/* Runs pyfai_azint.py for case @p c into a new folder @p dir. */
+static void run_pyfai(const char *label, const azcase *c, const inputs *in, char *dir, size_t dsize) {
+  static int serial;
+  const char *root = test_tmp_root("azint");
+  snprintf(dir, dsize, "%s/case%d", root, serial++);
+  ck_assert_int_eq(mkdir(dir, 0755), 0);
+  char poni[700], frame[700], mask[700], dark[700], flat[700];
+  test_write_text("azint", "case.poni", c->poni, poni, sizeof poni);
+  snprintf(frame, sizeof frame, "%s/frame.npy", dir);
+  if (c->frame_dtype == AG_F32) {
+    float f[NPIX];
+    for (int k = 0; k < NPIX; k++)
+      f[k] = in->frame[k];
+    save_npy(frame, NPY_F4, f);
+  } else {
+    save_npy(frame, NPY_U2, in->frame);
+  }
+  const ag_integrate_options *o = &c->opt;
+  char kv[24][800];
+  int n = 0;
+  snprintf(kv[n++], sizeof kv[0], "frame=%s", frame);
+  snprintf(kv[n++], sizeof kv[0], "npt_rad=%zu", o->npt_rad);
+  snprintf(kv[n++], sizeof kv[0], "npt_azim=%zu", o->npt_azim);
+  snprintf(kv[n++], sizeof kv[0], "unit=%s", ag_radial_unit_name(o->unit));
+  snprintf(kv[n++], sizeof kv[0], "split=%s", o->split == AG_SPLIT_NO ? "no" : "bbox");
+  if (o->has_radial_range)
+    snprintf(kv[n++], sizeof kv[0], "radial=%.17g,%.17g", o->radial_min, o->radial_max);
+  if (o->has_azimuth_range)
+    snprintf(kv[n++], sizeof kv[0], "azimuth=%.17g,%.17g", o->azimuth_min, o->azimuth_max);
+  if (o->has_dummy) {
+    snprintf(kv[n++], sizeof kv[0], "dummy=%.17g", o->dummy);
+    if (o->delta_dummy != 0)
+      snprintf(kv[n++], sizeof kv[0], "delta_dummy=%.17g", o->delta_dummy);
+  }
+  if (o->has_polarization)
+    snprintf(kv[n++], sizeof kv[0], "polarization=%.17g", o->polarization_factor);
+  if (o->no_solid_angle)
+    snprintf(kv[n++], sizeof kv[0], "solid_angle=0");
+  if (o->normalization_factor != 0)
+    snprintf(kv[n++], sizeof kv[0], "normalization=%.17g", o->normalization_factor);
+  if (o->error_model == AG_ERROR_POISSON)
+    snprintf(kv[n++], sizeof kv[0], "error_model=poisson");
+  char *args[32] = {"python3", NULL, poni, dir};
+  int a = 4;
+  char script[600];
+  const char *src = getenv("ANYGPU_TEST_SOURCE_DIR");
+  snprintf(script, sizeof script, "%s/pyfai_azint.py", src && *src ? src : "tests");
+  args[1] = script;
+  for (int k = 0; k < n; k++)
+    args[a++] = kv[k];
+  if (c->use_mask) {
+    snprintf(mask, sizeof mask, "mask=%s/mask.npy", dir);
+    save_npy(mask + 5, NPY_U1, in->mask);
+    args[a++] = mask;
+  }
+  if (c->use_dark_flat) {
+    snprintf(dark, sizeof dark, "dark=%s/dark.npy", dir);
+    snprintf(flat, sizeof flat, "flat=%s/flat.npy", dir);
+    save_npy(dark + 5, NPY_F4, in->dark);
+    save_npy(flat + 5, NPY_F4, in->flat);
+    args[a++] = dark;
+    args[a++] = flat;
+  }
+  args[a] = NULL;
+  char out[8192];
+  int rc = test_run_python(args, out, sizeof out);
+  ck_assert_msg(rc == 0, "%s: %s exited with %d:\n%s", label, script, rc, out);
+}
+
+static npy_array read_npy(const char *dir, const char *name) {
+  char path[800], err[900];
+  snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+  npy_array a;
+  ck_assert_msg(npy_read(path, &a, err, sizeof err), "%s", err);
+  return a;
+}
+
+/* Values of @p ours within @p rel of pyFAI's @p name (relative to each value, with a floor of
+   @p rel times the array's largest magnitude for values near 0); prints the largest
+   difference. */
+static void compare_values(const char *label, const char *dir, const char *name, const double *ours, size_t n,
+                           double rel) {
+  npy_array a = read_npy(dir, name);
+  ck_assert_msg(a.count == n, "%s: %s has %zu values in pyFAI's, %zu here", label, name, a.count, n);
+  double top = 0, worst = 0;
+  for (size_t k = 0; k < n; k++)
+    top = fmax(top, fabs(npy_get(&a, k)));
+  for (size_t k = 0; k < n; k++) {
+    double want = npy_get(&a, k), d = fabs(ours[k] - want);
+    double scale = fmax(fabs(want), top * 1e-3);
+    ck_assert_msg(d <= rel * scale + 1e-300, "%s: %s[%zu] is %.9g, pyFAI's %.9g (%.3g relative, allowed %.1g)",
+                  label, name, k, ours[k], want, d / scale, rel);
+    if (scale > 0)
+      worst = fmax(worst, d / scale);
+  }
+  printf("%s: %s: %zu values, largest difference from pyFAI %.3g relative\n", label, name, n, worst);
+  npy_free(&a);
+}
+
+/* ---- the matrix against pyFAI's lut ------------------------------------------------------ */
+
+static void check_matrix(const char *label, azcase c) {
+  inputs in;
+  fill_inputs(&c, &in);
+  char dir[700], poni_path[700];
+  run_pyfai(label, &c, &in, dir, sizeof dir);
+  ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
+  ag_device *dev;
+  CHECK_OK(ag_device_select("host", &dev));
+  ag_integrator *integ;
+  CHECK_OK(ag_integrator_create(dev, &p, &c.opt, &integ));
+  const ag_csr *m;
+  CHECK_OK(ag_integrator_csr(integ, &m));
+  ag_csr_info info;
+  CHECK_OK(ag_csr_get_info(m, &info));
+  npy_array data = read_npy(dir, "lut_data"), indices = read_npy(dir, "lut_indices"),
+            indptr = read_npy(dir, "lut_indptr");
+  ck_assert_msg(indptr.count == info.rows + 1, "%s: pyFAI has %zu rows, here %zu", label, indptr.count - 1,
+                info.rows);
+  ck_assert_msg(data.count == info.nnz, "%s: pyFAI has %zu entries, here %zu", label, data.count, info.nnz);
+  uint64_t *rp = malloc((info.rows + 1) * sizeof *rp);
+  uint32_t *ci = malloc((info.nnz + 1) * sizeof *ci);
+  float *v = malloc((info.nnz + 1) * sizeof *v);
+  ck_assert(rp && ci && v);
+  CHECK_OK(ag_csr_to_host(m, rp, ci, v));
+  for (size_t i = 0; i <= info.rows; i++)
+    ck_assert_msg(rp[i] == (uint64_t)npy_get(&indptr, i), "%s: indptr[%zu] is %llu, pyFAI's %.0f", label, i,
+                  (unsigned long long)rp[i], npy_get(&indptr, i));
+  double worst = 0;
+  for (size_t k = 0; k < info.nnz; k++) {
+    ck_assert_msg(ci[k] == (uint32_t)npy_get(&indices, k), "%s: indices[%zu] is %u, pyFAI's %.0f", label, k, ci[k],
+                  npy_get(&indices, k));
+    double want = npy_get(&data, k), d = fabs(v[k] - want) / fabs(want);
+    ck_assert_msg(d <= 1e-6, "%s: data[%zu] is %.9g, pyFAI's %.9g", label, k, v[k], want);
+    worst = fmax(worst, d);
+  }
+  printf("%s: %zu bins, %zu entries: indptr and indices identical, data within %.3g relative\n", label, info.rows,
+         info.nnz, worst);
+  double *centres = malloc(c.opt.npt_rad * sizeof *centres);
+  CHECK_OK(ag_integrator_radial(integ, centres));
+  compare_values(label, dir, "radial", centres, c.opt.npt_rad, 1e-9);
+  free(centres);
+  if (c.opt.npt_azim) {
+    centres = malloc(c.opt.npt_azim * sizeof *centres);
+    CHECK_OK(ag_integrator_azimuthal(integ, centres));
+    compare_values(label, dir, "azimuthal", centres, c.opt.npt_azim, 1e-9);
+    free(centres);
+  }
+  free(rp), free(ci), free(v);
+  npy_free(&data), npy_free(&indices), npy_free(&indptr);
+  ag_integrator_destroy(integ);
+}
+
+START_TEST(the_1d_matrix_is_pyfais_bbox_and_no_split) {
+  check_matrix("1-D bbox, 2th_deg", (azcase){.poni = poni_plain, .opt = {.npt_rad = 50, .unit = AG_RADIAL_2TH_DEG}});
+  check_matrix("1-D no split, q_nm^-1, mask, radial range",
+               (azcase){.poni = poni_tilted, .use_mask = true,
+                        .opt = {.npt_rad = 40, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_NO, .has_radial_range = true,
+                                .radial_min = 5.0, .radial_max = 8.0}});
+  check_matrix("1-D bbox, r_mm, mask, an azimuth range across the discontinuity",
+               (azcase){.poni = poni_plain, .use_mask = true,
+                        .opt = {.npt_rad = 33, .unit = AG_RADIAL_R_MM, .has_azimuth_range = true,
+                                .azimuth_min = 150, .azimuth_max = -150}});
+}
+END_TEST
+
+START_TEST(the_2d_matrix_is_pyfais_bbox_and_no_split) {
+  check_matrix("2-D bbox, 2th_deg",
+               (azcase){.poni = poni_plain, .opt = {.npt_rad = 20, .npt_azim = 16, .unit = AG_RADIAL_2TH_DEG}});
+  check_matrix("2-D bbox, r_mm, mask, chi across the discontinuity",
+               (azcase){.poni = poni_plain, .use_mask = true,
+                        .opt = {.npt_rad = 15, .npt_azim = 36, .unit = AG_RADIAL_R_MM}});
+  check_matrix("2-D no split, r_mm, mask",
+               (azcase){.poni = poni_tilted, .use_mask = true,
+                        .opt = {.npt_rad = 24, .npt_azim = 12, .unit = AG_RADIAL_R_MM, .split = AG_SPLIT_NO}});
+  check_matrix("2-D bbox, q_A^-1, mask, radial and azimuth ranges",
+               (azcase){.poni = poni_tilted, .use_mask = true,
+                        .opt = {.npt_rad = 18, .npt_azim = 10, .unit = AG_RADIAL_Q_A, .has_radial_range = true,
+                                .radial_min = 0.5, .radial_max = 0.8, .has_azimuth_range = true,
+                                .azimuth_min = 10, .azimuth_max = 40}});
+}
+END_TEST
+
+/* ---- integration on a device ------------------------------------------------------------- */
+
+/* Reads a result array (engine dtype) into doubles. */
+static double *fetch(const ag_array *a) {
+  size_t n = ag_array_size(a);
+  double *d = malloc((n ? n : 1) * sizeof *d);
+  ck_assert_ptr_nonnull(d);
+  if (ag_array_dtype(a) == AG_F64) {
+    CHECK_OK(ag_array_to_host(a, d, n * sizeof *d));
+  } else {
+    float *f = malloc((n ? n : 1) * sizeof *f);
+    CHECK_OK(ag_array_to_host(a, f, n * sizeof *f));
+    for (size_t k = 0; k < n; k++)
+      d[k] = f[k];
+    free(f);
+  }
+  return d;
+}
+
+/* Integrates @p batch copies of the case's frame, copy b times (b + 1), on device @p dev in
+   @p dtype; the results of copy b into @p res. */
+static void integrate(ag_device *dev, azcase *c, const inputs *in, ag_dtype dtype, size_t batch,
+                      ag_integrate_result *res, ag_integrator **integ_out) {
+  char poni_path[700];
+  ag_poni p = load_poni(c->poni, poni_path, sizeof poni_path);
+  c->opt.dtype = dtype;
+  CHECK_OK(ag_integrator_create(dev, &p, &c->opt, integ_out));
+  size_t shape[3] = {batch, ROWS, COLS};
+  ag_array *frames;
+  if (c->frame_dtype == AG_F32) {
+    float *f = malloc(batch * NPIX * sizeof *f);
+    for (size_t b = 0; b < batch; b++)
+      for (int k = 0; k < NPIX; k++)
+        f[b * NPIX + k] = (float)(b + 1) * in->frame[k];
+    CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
+    free(f);
+  } else {
+    ck_assert_int_eq(batch, 1);
+    CHECK_OK(ag_array_from_host(dev, AG_U16, 2, shape + 1, in->frame, &frames));
+  }
+  CHECK_OK(ag_integrate(NULL, *integ_out, frames, res));
+  ag_array_free(frames);
+}
+
+static const char *const field_names[6] = {"intensity", "sigma", "signal", "variance", "normalization", "count"};
+
+static void result_fields(const ag_integrate_result *r, const ag_array *f[6]) {
+  f[0] = r->intensity, f[1] = r->sigma, f[2] = r->sum_signal, f[3] = r->sum_variance, f[4] = r->sum_normalization;
+  f[5] = r->count;
+}
+
+/* Compares every field of every frame of a batch with pyFAI's result for the case's frame: frame
+   b is (b + 1) times that frame, so its intensity, signal and variance (a 2-D Poisson variance
+   is the raw value) are b + 1 times pyFAI's, sigma sqrt(b + 1) times, the rest the same.
+   Tolerance: the f32 engine rounds each pixel's values once to float and compensates each bin's
+   sums (sparse.md), pyFAI sums float values in double, so 1e-5 relative leaves room for a few
+   float ulps; the f64 engine is held to the same, pyFAI's own inputs being floats. */
+static void check_against_pyfai(ag_device *dev, const char *what, azcase c, size_t batch) {
+  inputs in;
+  fill_inputs(&c, &in);
+  char dir[700], label[300];
+  snprintf(label, sizeof label, "%s: %s", test_label(), what);
+  run_pyfai(label, &c, &in, dir, sizeof dir);
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  const ag_dtype dtypes[2] = {AG_F32, AG_F64};
+  for (int t = 0; t < (info.fp64 ? 2 : 1); t++) {
+    ag_integrate_result res;
+    ag_integrator *integ;
+    integrate(dev, &c, &in, dtypes[t], batch, &res, &integ);
+    size_t nout = c.opt.npt_rad * (c.opt.npt_azim ? c.opt.npt_azim : 1);
+    const ag_array *f[6];
+    result_fields(&res, f);
+    for (int k = 0; k < 6; k++) {
+      if (k == 1 || k == 3) {
+        if (c.opt.error_model == AG_ERROR_NONE)
+          continue;
+      }
+      ck_assert_uint_eq(ag_array_size(f[k]), batch * nout);
+      double *v = fetch(f[k]);
+      for (size_t b = 0; b < batch; b++) {
+        double scale = (k == 0 || k == 2 || k == 3) ? (double)(b + 1) : k == 1 ? sqrt((double)(b + 1)) : 1.0;
+        for (size_t o = 0; o < nout; o++)
+          v[b * nout + o] /= scale;
+        char l2[400];
+        snprintf(l2, sizeof l2, "%s, %s engine, frame %zu of %zu", label, ag_dtype_name(dtypes[t]), b, batch);
+        compare_values(l2, dir, field_names[k], v + b * nout, nout, 1e-5);
+      }
+      free(v);
+    }
+    ag_integrate_result_free(&res);
+    ag_integrator_destroy(integ);
+  }
+}
+
+START_TEST(one_d_integrations_match_pyfai) {
+  ag_device *dev = test_device(_i);
+  check_against_pyfai(dev, "1-D bbox, u16 frame, mask, dummies, dark, flat, polarisation, Poisson, normalisation",
+                      (azcase){.poni = poni_tilted, .use_mask = true, .frame_dummies = true, .use_dark_flat = true,
+                               .frame_dtype = AG_U16,
+                               .opt = {.npt_rad = 40, .unit = AG_RADIAL_Q_NM, .has_dummy = true, .dummy = 0,
+                                       .has_polarization = true, .polarization_factor = 0.9,
+                                       .normalization_factor = 2.5, .error_model = AG_ERROR_POISSON}},
+                      1);
+  check_against_pyfai(dev, "1-D no split, radial and azimuth ranges, no solid angle",
+                      (azcase){.poni = poni_plain, .frame_dtype = AG_F32,
+                               .opt = {.npt_rad = 30, .unit = AG_RADIAL_2TH_DEG, .split = AG_SPLIT_NO,
+                                       .has_radial_range = true, .radial_min = 0.5, .radial_max = 3.5,
+                                       .has_azimuth_range = true, .azimuth_min = -120, .azimuth_max = 30,
+                                       .no_solid_angle = true}},
+                      1);
+}
+END_TEST
+
+START_TEST(two_d_integrations_match_pyfai) {
+  ag_device *dev = test_device(_i);
+  check_against_pyfai(dev, "2-D bbox, a batch of 3, Poisson, polarisation",
+                      (azcase){.poni = poni_tilted, .frame_dtype = AG_F32,
+                               .opt = {.npt_rad = 20, .npt_azim = 12, .unit = AG_RADIAL_2TH_DEG,
+                                       .has_polarization = true, .polarization_factor = -0.4,
+                                       .error_model = AG_ERROR_POISSON}},
+                      3);
+  check_against_pyfai(dev, "2-D no split, mask, dummies within delta, dark, flat, azimuth range",
+                      (azcase){.poni = poni_tilted, .use_mask = true, .frame_dummies = true, .use_dark_flat = true,
+                               .frame_dtype = AG_U16,
+                               .opt = {.npt_rad = 16, .npt_azim = 9, .unit = AG_RADIAL_R_MM, .split = AG_SPLIT_NO,
+                                       .has_dummy = true, .dummy = 0.25, .delta_dummy = 0.5,
+                                       .has_azimuth_range = true, .azimuth_min = 20, .azimuth_max = 45}},
+                      1);
+}
+END_TEST
+
+/* ---- a reference from pyFAI's formulas --------------------------------------------------- */
+
+/* 1-D, bounding boxes, mask, dark, flat, polarisation and solid angle, Poisson: the sums of
+   pyFAI's CSR engine in long double from the integrator's own matrix and the geometry's
+   corrections, each correction rounded to float as pyFAI's arrays are. Tolerance: f32, the
+   float rounding of each pixel's normalisation and values (a few 2^-24) and of the sums,
+   1e-5; f64, 1e-12, where only double roundings separate the two. */
+START_TEST(one_d_integration_matches_a_long_double_reference) {
+  ag_device *dev = test_device(_i);
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  azcase c = {.poni = poni_tilted, .use_mask = true, .use_dark_flat = true, .frame_dtype = AG_F32,
+              .opt = {.npt_rad = 25, .unit = AG_RADIAL_2TH_DEG, .has_polarization = true,
+                      .polarization_factor = 0.7, .normalization_factor = 3, .error_model = AG_ERROR_POISSON}};
+  inputs in;
+  fill_inputs(&c, &in);
+  char poni_path[700];
+  ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
+  double *sa = malloc(NPIX * sizeof *sa), *pol = malloc(NPIX * sizeof *pol);
+  CHECK_OK(ag_geometry_solid_angle(&p, ROWS, COLS, sa));
+  CHECK_OK(ag_geometry_polarization(&p, ROWS, COLS, 0.7, 0, pol));
+  const ag_dtype dtypes[2] = {AG_F32, AG_F64};
+  for (int t = 0; t < (info.fp64 ? 2 : 1); t++) {
+    ag_integrate_result res;
+    ag_integrator *integ;
+    integrate(dev, &c, &in, dtypes[t], 1, &res, &integ);
+    const ag_csr *m;
+    CHECK_OK(ag_integrator_csr(integ, &m));
+    ag_csr_info ci;
+    CHECK_OK(ag_csr_get_info(m, &ci));
+    uint64_t *rp = malloc((ci.rows + 1) * sizeof *rp);
+    uint32_t *col = malloc(ci.nnz * sizeof *col);
+    double *w = malloc(ci.nnz * sizeof *w);
+    float *wf = malloc(ci.nnz * sizeof *wf);
+    CHECK_OK(ag_csr_to_host(m, rp, col, dtypes[t] == AG_F32 ? (void *)wf : (void *)w));
+    for (size_t k = 0; dtypes[t] == AG_F32 && k < ci.nnz; k++)
+      w[k] = wf[k];
+    const ag_array *f[6];
+    result_fields(&res, f);
+    double *got[6];
+    for (int k = 0; k < 6; k++)
+      got[k] = fetch(f[k]);
+    double tol = dtypes[t] == AG_F32 ? 1e-5 : 1e-12;
+    for (size_t r = 0; r < ci.rows; r++) {
+      long double sig = 0, var = 0, norm = 0, cnt = 0;
+      for (uint64_t e = rp[r]; e < rp[r + 1]; e++) {
+        size_t px = col[e];
+        long double raw = in.frame[px], dk = in.dark[px];
+        long double nm = 3.0L * in.flat[px] * (long double)(float)pol[px] * (long double)(float)sa[px];
+        sig += w[e] * (raw - dk);
+        var += (long double)w[e] * w[e] * (raw > 1 ? raw : 1);
+        norm += w[e] * nm;
+        cnt += w[e];
+      }
+      long double want[6] = {cnt > 0 ? sig / norm : 0, cnt > 0 ? sqrtl(var) / norm : 0, sig, var, norm, cnt};
+      for (int k = 0; k < 6; k++)
+        ck_assert_msg(fabsl(got[k][r] - want[k]) <= tol * fabsl(want[k]) + 1e-300L,
+                      "%s: %s engine: %s[%zu] is %.12g, the reference %.12Lg", test_label(), ag_dtype_name(dtypes[t]),
+                      field_names[k], r, got[k][r], want[k]);
+    }
+    for (int k = 0; k < 6; k++)
+      free(got[k]);
+    free(rp), free(col), free(w), free(wf);
+    ag_integrate_result_free(&res);
+    ag_integrator_destroy(integ);
+  }
+  free(sa), free(pol);
+}
+END_TEST
+
+/* ---- refused input ------------------------------------------------------------------------- */
+
+START_TEST(bad_input_is_refused_naming_the_argument) {
+  ag_device *dev;
+  CHECK_OK(ag_device_select("host", &dev));
+  char poni_path[700];
+  ag_poni p = load_poni(poni_plain, poni_path, sizeof poni_path);
+  ag_integrate_options opt = {.npt_rad = 10};
+  ag_integrator *integ = (ag_integrator *)&opt;
+  CHECK_FAILS(ag_integrator_create(NULL, &p, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create", "dev");
+  ck_assert_ptr_null(integ);
+  CHECK_FAILS(ag_integrator_create(dev, NULL, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create", "poni");
+  CHECK_FAILS(ag_integrator_create(dev, &p, NULL, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create", "opt");
+  CHECK_FAILS(ag_integrator_create(dev, &p, &opt, NULL), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create", "out");
+  ag_integrate_options bad = opt;
+  bad.npt_rad = 0;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->npt_rad");
+  bad = opt;
+  bad.unit = (ag_radial_unit)42;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->unit");
+  bad = opt;
+  bad.split = (ag_split)7;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->split");
+  bad = opt;
+  bad.has_radial_range = true, bad.radial_min = 3, bad.radial_max = 3;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->radial_min");
+  bad = opt;
+  bad.has_azimuth_range = true, bad.azimuth_min = 10, bad.azimuth_max = NAN;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->azimuth_min");
+  bad = opt;
+  bad.error_model = AG_ERROR_VARIANCE;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->variance");
+  bad = opt;
+  bad.dtype = AG_I32;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->dtype");
+  ag_poni nowave = p;
+  nowave.wavelength = 0;
+  bad = opt;
+  bad.unit = AG_RADIAL_Q_NM;
+  CHECK_FAILS(ag_integrator_create(dev, &nowave, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "wavelength");
+  ag_poni noshape = p;
+  noshape.rows = noshape.cols = 0;
+  CHECK_FAILS(ag_integrator_create(dev, &noshape, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "opt->rows");
+
+  CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+  ag_integrate_result res = {0};
+  size_t wrong[2] = {ROWS, COLS + 1};
+  ag_array *frame;
+  CHECK_OK(ag_array_create(dev, AG_F32, 2, wrong, &frame));
+  CHECK_FAILS(ag_integrate(NULL, integ, frame, &res), AG_ERR_MISMATCH, "ag_integrate", "frames");
+  ck_assert_ptr_null(res.intensity);
+  ag_array_free(frame);
+  size_t right[2] = {ROWS, COLS};
+  CHECK_OK(ag_array_create(dev, AG_C64, 2, right, &frame));
+  CHECK_FAILS(ag_integrate(NULL, integ, frame, &res), AG_ERR_UNSUPPORTED, "ag_integrate", "frames");
+  CHECK_FAILS(ag_integrate(NULL, NULL, frame, &res), AG_ERR_INVALID_ARGUMENT, "ag_integrate", "integ");
+  CHECK_FAILS(ag_integrate(NULL, integ, NULL, &res), AG_ERR_INVALID_ARGUMENT, "ag_integrate", "frames");
+  CHECK_FAILS(ag_integrate(NULL, integ, frame, NULL), AG_ERR_INVALID_ARGUMENT, "ag_integrate", "result");
+  ag_array_free(frame);
+  double centres[10];
+  CHECK_FAILS(ag_integrator_azimuthal(integ, centres), AG_ERR_INVALID_ARGUMENT, "ag_integrator_azimuthal", "integ");
+  CHECK_FAILS(ag_integrator_radial(integ, NULL), AG_ERR_INVALID_ARGUMENT, "ag_integrator_radial", "centres");
+  ag_integrator_destroy(integ);
+  ag_integrator_destroy(NULL);
+  ag_integrate_result_free(NULL);
+}
+END_TEST
+
+/* A device without double precision refuses an f64 engine; one with it runs it (the
+   comparisons above). */
+START_TEST(an_f64_engine_needs_double_precision) {
+  ag_device *dev = test_device(_i);
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  char poni_path[700];
+  ag_poni p = load_poni(poni_plain, poni_path, sizeof poni_path);
+  ag_integrate_options opt = {.npt_rad = 10, .dtype = AG_F64};
+  ag_integrator *integ;
+  if (info.fp64) {
+    CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+    ag_integrator_destroy(integ);
+    printf("%s: has double precision; the f64 engine is compared with pyFAI above\n", test_label());
+    return;
+  }
+  CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_UNSUPPORTED, "ag_integrator_create", "opt->dtype");
+  ck_assert_ptr_null(integ);
+}
+END_TEST
+
+void suite_build(Suite *s, const char *backend) {
+  char why[600];
+  bool pyfai = test_pyfai_available(why, sizeof why);
+  Suite *own = pyfai ? s : suite_create("test_azint");
+  if (strcmp(backend, "core") == 0) {
+    if (pyfai) {
+      add_core_test(s, "the 1-D matrix is pyFAI's, bbox and no split", the_1d_matrix_is_pyfais_bbox_and_no_split);
+      add_core_test(s, "the 2-D matrix is pyFAI's, bbox and no split", the_2d_matrix_is_pyfais_bbox_and_no_split);
+    }
+    add_core_test(own, "bad input is refused naming the argument", bad_input_is_refused_naming_the_argument);
+  } else {
+    if (pyfai) {
+      add_device_test(s, "1-D integrations match pyFAI", one_d_integrations_match_pyfai);
+      add_device_test(s, "2-D integrations match pyFAI", two_d_integrations_match_pyfai);
+    }
+    add_device_test(own, "1-D integration matches a long double reference",
+                    one_d_integration_matches_a_long_double_reference);
+    add_device_test(own, "an f64 engine needs double precision", an_f64_engine_needs_double_precision);
+  }
+  if (pyfai)
+    return;
+  test_run_without_pyfai(own, why);
+}
