@@ -1,0 +1,243 @@
+/* tools/integrate/frames.c — .npy and HDF5 frame sources (frames.h). */
+#include "frames.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef AG_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
+struct frame_source {
+  npy_dtype dtype;
+  size_t n, ny, nx;
+  bool stack; /* 3-D */
+  char *name; /* for messages */
+  FILE *npy;  /* at the data's start + `at` bytes; NULL for HDF5 */
+  size_t at;  /* bytes of data read so far */
+#ifdef AG_HAVE_HDF5
+  hid_t file, dset, mem_type;
+#endif
+};
+
+static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(char *err, size_t errlen, const char *fmt, ...) {
+  if (err != NULL && errlen > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return false;
+}
+
+/* The frame count and shape of an array of @p ndim dimensions (2 or 3). */
+static bool take_shape(frame_source *s, int ndim, const size_t *shape, char *err, size_t errlen) {
+  if (ndim == 2) {
+    s->n = 1;
+    s->ny = shape[0];
+    s->nx = shape[1];
+  } else if (ndim == 3) {
+    s->stack = true;
+    s->n = shape[0];
+    s->ny = shape[1];
+    s->nx = shape[2];
+  } else {
+    return fail(err, errlen, "%s: has %d dimensions; a frame [ny, nx] or a stack [n, ny, nx] has 2 or 3", s->name,
+                ndim);
+  }
+  if (s->ny == 0 || s->nx == 0)
+    return fail(err, errlen, "%s: its frames are empty (%zu x %zu)", s->name, s->ny, s->nx);
+  return true;
+}
+
+static bool little_endian(void) {
+  const uint16_t one = 1;
+  return *(const uint8_t *)&one == 1;
+}
+
+static bool open_npy(frame_source *s, const char *path, char *err, size_t errlen) {
+  /* Frames go from the file to the device as they are: .npy data is little-endian. */
+  if (!little_endian())
+    return fail(err, errlen, "%s: reading .npy frames needs a little-endian host", path);
+  npy_array meta;
+  if (!npy_open(path, &meta, &s->npy, err, errlen))
+    return false;
+  s->dtype = meta.dtype;
+  return take_shape(s, meta.ndim, meta.shape, err, errlen);
+}
+
+#ifdef AG_HAVE_HDF5
+/* The npy_dtype and native memory type of an HDF5 dataset's type; false for others. */
+static bool hdf5_type(hid_t t, npy_dtype *dt, hid_t *mem) {
+  H5T_class_t c = H5Tget_class(t);
+  size_t size = H5Tget_size(t);
+  if (c == H5T_INTEGER) {
+    H5T_sign_t sign = H5Tget_sign(t);
+    if (sign == H5T_SGN_NONE && size == 1)
+      return *dt = NPY_U1, *mem = H5T_NATIVE_UINT8, true;
+    if (sign == H5T_SGN_NONE && size == 2)
+      return *dt = NPY_U2, *mem = H5T_NATIVE_UINT16, true;
+    if (sign == H5T_SGN_NONE && size == 4)
+      return *dt = NPY_U4, *mem = H5T_NATIVE_UINT32, true;
+    if (sign == H5T_SGN_2 && size == 4)
+      return *dt = NPY_I4, *mem = H5T_NATIVE_INT32, true;
+  } else if (c == H5T_FLOAT) {
+    if (size == 4)
+      return *dt = NPY_F4, *mem = H5T_NATIVE_FLOAT, true;
+    if (size == 8)
+      return *dt = NPY_F8, *mem = H5T_NATIVE_DOUBLE, true;
+  }
+  return false;
+}
+
+static bool open_hdf5(frame_source *s, const char *file, const char *dataset, char *err, size_t errlen) {
+  s->file = s->dset = H5I_INVALID_HID;
+  /* HDF5 prints a trace of every failure on stderr by default; the messages here say it. */
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  FILE *probe = fopen(file, "rb");
+  if (probe == NULL)
+    return fail(err, errlen, "%s: cannot open: %s", file, strerror(errno));
+  fclose(probe);
+  s->file = H5Fopen(file, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (s->file < 0)
+    return fail(err, errlen, "%s: cannot be opened as an HDF5 file", file);
+  if (H5Lexists(s->file, dataset, H5P_DEFAULT) <= 0 || (s->dset = H5Dopen2(s->file, dataset, H5P_DEFAULT)) < 0)
+    return fail(err, errlen, "%s: has no dataset %s", file, dataset);
+  hid_t type = H5Dget_type(s->dset), space = H5Dget_space(s->dset);
+  bool ok = type >= 0 && space >= 0;
+  if (ok && !hdf5_type(type, &s->dtype, &s->mem_type))
+    ok = fail(err, errlen, "%s: its elements are not u8, u16, u32, i32, f32 or f64", s->name);
+  int ndim = ok ? H5Sget_simple_extent_ndims(space) : -1;
+  hsize_t dims[3] = {0, 0, 0};
+  if (ok && (ndim < 2 || ndim > 3))
+    ok = fail(err, errlen, "%s: has %d dimensions; a frame [ny, nx] or a stack [n, ny, nx] has 2 or 3", s->name, ndim);
+  if (ok && H5Sget_simple_extent_dims(space, dims, NULL) != ndim)
+    ok = fail(err, errlen, "%s: its shape cannot be read", s->name);
+  if (ok) {
+    size_t shape[3] = {(size_t)dims[0], (size_t)dims[1], (size_t)dims[2]};
+    ok = take_shape(s, ndim, shape, err, errlen);
+  }
+  if (type >= 0)
+    H5Tclose(type);
+  if (space >= 0)
+    H5Sclose(space);
+  return ok;
+}
+
+static bool read_hdf5(frame_source *s, size_t first, size_t count, void *dst, char *err, size_t errlen) {
+  hid_t space = H5Dget_space(s->dset);
+  int ndim = H5Sget_simple_extent_ndims(space);
+  hsize_t start[3] = {first, 0, 0}, cnt[3] = {count, s->ny, s->nx};
+  if (ndim == 2) {
+    start[0] = 0;
+    cnt[0] = s->ny;
+    cnt[1] = s->nx;
+  }
+  hid_t mem = H5Screate_simple(ndim, cnt, NULL);
+  bool ok = space >= 0 && mem >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
+            H5Dread(s->dset, s->mem_type, mem, space, H5P_DEFAULT, dst) >= 0;
+  if (mem >= 0)
+    H5Sclose(mem);
+  if (space >= 0)
+    H5Sclose(space);
+  return ok ? true : fail(err, errlen, "%s: frames %zu to %zu cannot be read", s->name, first, first + count - 1);
+}
+#endif
+
+bool frames_have_hdf5(void) {
+#ifdef AG_HAVE_HDF5
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool frames_open(const char *spec, frame_source **out, char *err, size_t errlen) {
+  *out = NULL;
+  frame_source *s = calloc(1, sizeof *s);
+  if (s == NULL || (s->name = strdup(spec)) == NULL) {
+    free(s);
+    return fail(err, errlen, "%s: no memory", spec);
+  }
+#ifdef AG_HAVE_HDF5
+  s->file = s->dset = H5I_INVALID_HID;
+#endif
+  const char *colon = strstr(spec, ":/");
+  bool ok;
+  if (colon == NULL) {
+    ok = open_npy(s, spec, err, errlen);
+  } else {
+#ifdef AG_HAVE_HDF5
+    char *file = strndup(spec, (size_t)(colon - spec));
+    ok = file != NULL ? open_hdf5(s, file, colon + 1, err, errlen) : fail(err, errlen, "%s: no memory", spec);
+    free(file);
+#else
+    ok = fail(err, errlen, "%s: this anygpu-integrate was built without HDF5 (libhdf5-dev)", spec);
+#endif
+  }
+  if (!ok) {
+    frames_close(s);
+    return false;
+  }
+  *out = s;
+  return true;
+}
+
+void frames_info(const frame_source *s, npy_dtype *dtype, size_t *n, size_t *ny, size_t *nx) {
+  *dtype = s->dtype;
+  *n = s->n;
+  *ny = s->ny;
+  *nx = s->nx;
+}
+
+bool frames_is_stack(const frame_source *s) { return s->stack; }
+
+bool frames_read(frame_source *s, size_t first, size_t count, void *dst, char *err, size_t errlen) {
+  if (first > s->n || count > s->n - first)
+    return fail(err, errlen, "%s: frames %zu to %zu are past its %zu", s->name, first, first + count, s->n);
+  if (count == 0)
+    return true;
+#ifdef AG_HAVE_HDF5
+  if (s->npy == NULL)
+    return read_hdf5(s, first, count, dst, err, errlen);
+#endif
+  size_t frame = s->ny * s->nx * npy_dtype_size(s->dtype), want = first * frame;
+  if (want != s->at) {
+    npy_array meta;
+    FILE *f;
+    /* Frames are read in order; another start reopens the file at its data. */
+    if (!npy_open(s->name, &meta, &f, err, errlen))
+      return false;
+    fclose(s->npy);
+    s->npy = f;
+    s->at = 0;
+    if (want > 0 && fseek(s->npy, (long)want, SEEK_CUR) != 0)
+      return fail(err, errlen, "%s: cannot seek to frame %zu: %s", s->name, first, strerror(errno));
+    s->at = want;
+  }
+  size_t bytes = count * frame, got = fread(dst, 1, bytes, s->npy);
+  s->at += got;
+  if (got != bytes)
+    return fail(err, errlen, "%s: is cut short at frame %zu", s->name, first + got / frame);
+  return true;
+}
+
+void frames_close(frame_source *s) {
+  if (s == NULL)
+    return;
+  if (s->npy != NULL)
+    fclose(s->npy);
+#ifdef AG_HAVE_HDF5
+  if (s->dset >= 0)
+    H5Dclose(s->dset);
+  if (s->file >= 0)
+    H5Fclose(s->file);
+#endif
+  free(s->name);
+  free(s);
+}
