@@ -48,6 +48,7 @@ typedef struct totals {
   bool fewer_rounds; /* some device ran fewer than stream.c's MAX_ROUNDS rounds */
   bool peer[2];      /* numpy, CuPy figures were printed */
   bool any_linalg;   /* a BLAS and FFT table was printed */
+  bool any_azint;    /* an azimuthal integration table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -90,6 +91,13 @@ int linalg_child(const char *spec, const char *dtype_name);
 unsigned linalg_mask(const char *only);
 int linalg_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot);
 void linalg_footer(const totals *tot);
+
+/* ---- azimuthal integration rows (azint.c) ---------------------------------------------- */
+
+unsigned azint_mask(const char *only);
+int azint_child(const char *spec);
+int azint_device(const char *self, const device_entry *d, unsigned rows, bool csv, totals *tot);
+void azint_footer(const totals *tot);
 
 /* ---- the Python peer (peer.c) ----------------------------------------------------------- */
 

@@ -19,7 +19,8 @@ static void usage(FILE *f) {
           "                 copy and buffer-copy, the device's bandwidth limit); gemm (the rows\n"
           "                 gemm-512, gemm-1024, gemm-2048, gemm-4096) or one of them; fft (the\n"
           "                 rows fft2d-512, fft2d-1024, fft2d-2048, fft1d-batched-256,\n"
-          "                 fft1d-batched-4096) or one of them; or first-launch\n"
+          "                 fft1d-batched-4096) or one of them; azint (the rows azint1d, azint2d,\n"
+          "                 azint2d-batch32) or one of them; or first-launch\n"
           "  --csv          comma-separated rows instead of a table\n"
           "Exit status: 0 on success, 1 when a measurement fails or a result is wrong, 2 on a\n"
           "bad option or kernel name.\n");
@@ -33,7 +34,8 @@ const char *dtype_short(bool f32) { return f32 ? "f32" : "f64"; }
 static void print_footer(const totals *tot) {
   stream_footer(tot);
   linalg_footer(tot);
-  if (tot->peer[0] || tot->peer[1] || tot->any_linalg)
+  azint_footer(tot);
+  if (tot->peer[0] || tot->peer[1] || tot->any_linalg || tot->any_azint)
     printf("ratio: anygpu's figure / the peer's; above 1 anygpu is faster.\n");
   stream_footer_rounds(tot);
 }
@@ -141,6 +143,8 @@ int main(int argc, char **argv) {
     return stream_child(argv[2], argv[3], argv[4]);
   if (argc == 4 && strcmp(argv[1], "--linalg-child") == 0)
     return linalg_child(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "--azint-child") == 0)
+    return azint_child(argv[2]);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       spec = argv[++i];
@@ -161,12 +165,12 @@ int main(int argc, char **argv) {
     }
   }
   bool launch_rows = only == NULL || strcmp(only, "first-launch") == 0;
-  unsigned mask = stream_mask(only), rows = linalg_mask(only);
-  if (only != NULL && mask == 0 && rows == 0 && !launch_rows) {
+  unsigned mask = stream_mask(only), rows = linalg_mask(only), az = azint_mask(only);
+  if (only != NULL && mask == 0 && rows == 0 && az == 0 && !launch_rows) {
     fprintf(stderr,
             "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt; gemm or gemm-N for N = "
             "512, 1024, 2048, 4096; fft, fft2d-N for N = 512, 1024, 2048 or fft1d-batched-N for N = 256, 4096; "
-            "or first-launch)\n",
+            "azint, azint1d, azint2d or azint2d-batch32; or first-launch)\n",
             only);
     return 2;
   }
@@ -195,9 +199,11 @@ int main(int argc, char **argv) {
       rc |= stream_device(self, &devs[i], f32, mask, csv, &tot);
     if (rows != 0)
       rc |= linalg_device(self, &devs[i], f32, rows, csv, &tot);
+    if (az != 0)
+      rc |= azint_device(self, &devs[i], az, csv, &tot);
     /* The host compiles nothing, so its first launch is measured only when asked for by name. */
     if (launch_rows && (spec != NULL || strcmp(devs[i].spec, "host") != 0)) {
-      if (!csv && (mask != 0 || rows != 0))
+      if (!csv && (mask != 0 || rows != 0 || az != 0))
         printf("\n");
       rc |= first_launch(self, spec != NULL ? spec : devs[i].spec, csv);
     }
