@@ -6,8 +6,8 @@ and its results as .npy files, for tests/test_azint.c to compare with anygpu's
 usage: pyfai_azint.py PONI OUTDIR KEY=VALUE...
 
 Keys: npt_rad, npt_azim (0 or absent: integrate1d_ng, else integrate2d_ng), unit (pyFAI's
-name), split (bbox or no), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat (.npy
-paths: the frame is rows x cols, the mask nonzero where a pixel is left out), dummy,
+name), split (bbox or no), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat, variance
+(.npy paths: the frame is rows x cols, the mask nonzero where a pixel is left out), dummy,
 delta_dummy, polarization (factor), solid_angle (0 turns it off), normalization (factor),
 error_model (poisson).
 
@@ -17,7 +17,7 @@ run again with a fresh integrator, up to 8 times.
 Writes into OUTDIR: lut_data.npy (float32), lut_indices.npy and lut_indptr.npy (int32), the
 matrix the integration used; radial.npy (the unit's bin centres) and, in 2-D, azimuthal.npy
 (degrees); intensity.npy, signal.npy, normalization.npy, count.npy and, with an error model,
-sigma.npy and variance.npy, as float64; version.txt. Exits 2 on bad arguments, 1 when pyFAI
+sigma.npy and variance.npy (with an error model or a variance), as float64; version.txt. Exits 2 on bad arguments, 1 when pyFAI
 fails.
 """
 import os
@@ -53,7 +53,7 @@ def main(argv):
                   polarization_factor=number("polarization"),
                   correctSolidAngle=args.get("solid_angle", "1") != "0",
                   normalization_factor=float(args.get("normalization", "1")),
-                  error_model=args.get("error_model"))
+                  error_model=args.get("error_model"), variance=load("variance"))
     # pyFAI 0.21.3's 2-D matrix without splitting is now and then empty, as if it read an
     # uninitialised pixel size (HistoBBox2d with split "no"): a fresh integrator builds it again,
     # a few times, before an empty matrix is taken as pyFAI's answer.
@@ -82,7 +82,8 @@ def main(argv):
     fields = {"intensity": res.intensity, "signal": res.sum_signal, "normalization": res.sum_normalization,
               "count": res.count, "sigma": res.sigma, "variance": res.sum_variance}
     for name, value in fields.items():
-        if value is not None and (name not in ("sigma", "variance") or kwargs["error_model"]):
+        with_error = kwargs["error_model"] or kwargs["variance"] is not None
+        if value is not None and (name not in ("sigma", "variance") or with_error):
             save(name, numpy.asarray(value, dtype=numpy.float64))
     with open(os.path.join(outdir, "version.txt"), "w") as f:
         f.write(pyFAI.version)
