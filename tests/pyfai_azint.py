@@ -6,18 +6,18 @@ and its results as .npy files, for tests/test_azint.c to compare with anygpu's
 usage: pyfai_azint.py PONI OUTDIR KEY=VALUE...
 
 Keys: npt_rad, npt_azim (0 or absent: integrate1d_ng, else integrate2d_ng), unit (pyFAI's
-name), split (bbox or no), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat (.npy
-paths: the frame is rows x cols, the mask nonzero where a pixel is left out), dummy,
+name), split (bbox or no), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat, variance
+(.npy paths: the frame is rows x cols, the mask nonzero where a pixel is left out), dummy,
 delta_dummy, polarization (factor), solid_angle (0 turns it off), normalization (factor),
 error_model (poisson).
 
-pyFAI 0.21.3 now and then builds an empty 2-D matrix without splitting; the integration is then
-run again with a fresh integrator, up to 8 times.
+pyFAI 0.21.3 now and then builds a wrong 2-D matrix without splitting; that integration is run
+with fresh integrators until two matrices in a row agree (exit 1 after 12 tries).
 
 Writes into OUTDIR: lut_data.npy (float32), lut_indices.npy and lut_indptr.npy (int32), the
 matrix the integration used; radial.npy (the unit's bin centres) and, in 2-D, azimuthal.npy
 (degrees); intensity.npy, signal.npy, normalization.npy, count.npy and, with an error model,
-sigma.npy and variance.npy, as float64; version.txt. Exits 2 on bad arguments, 1 when pyFAI
+sigma.npy and variance.npy (with an error model or a variance), as float64; version.txt. Exits 2 on bad arguments, 1 when pyFAI
 fails.
 """
 import os
@@ -53,11 +53,14 @@ def main(argv):
                   polarization_factor=number("polarization"),
                   correctSolidAngle=args.get("solid_angle", "1") != "0",
                   normalization_factor=float(args.get("normalization", "1")),
-                  error_model=args.get("error_model"))
-    # pyFAI 0.21.3's 2-D matrix without splitting is now and then empty, as if it read an
-    # uninitialised pixel size (HistoBBox2d with split "no"): a fresh integrator builds it again,
-    # a few times, before an empty matrix is taken as pyFAI's answer.
-    for attempt in range(8):
+                  error_model=args.get("error_model"), variance=load("variance"))
+    # pyFAI 0.21.3's 2-D matrix without splitting is now and then wrong (empty, or missing
+    # pixels), as if it read an uninitialised pixel size (HistoBBox2d with split "no"): such a
+    # matrix is built with fresh integrators until two builds in a row agree, and the second
+    # one's integration is taken. Other matrices are deterministic and built once.
+    unstable = npt_azim and method[0] == "no"
+    previous = None
+    for attempt in range(12):
         ai = AzimuthalIntegrator.sload(poni)
         if npt_azim:
             res = ai.integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)
@@ -65,10 +68,16 @@ def main(argv):
             res = ai.integrate1d_ng(frame, npt_rad, **kwargs)
         engines = [e.engine for k, e in ai.engines.items() if k.dimension == (2 if npt_azim else 1)]
         assert len(engines) == 1, engines
-        data, indices, indptr = engines[0].lut
-        if len(data) > 0 or not npt_azim or method[0] != "no":
+        lut = tuple(numpy.array(a) for a in engines[0].lut)
+        if not unstable:
             break
-        sys.stderr.write("pyfai_azint.py: pyFAI built an empty 2-D matrix; building it again\n")
+        if previous is not None and len(lut[0]) > 0 and all(numpy.array_equal(x, y) for x, y in zip(lut, previous)):
+            break
+        previous = lut
+    else:
+        sys.stderr.write("pyfai_azint.py: pyFAI's 2-D matrix without splitting differs in every build\n")
+        return 1
+    data, indices, indptr = lut
 
     def save(name, array):
         numpy.save(os.path.join(outdir, name + ".npy"), numpy.ascontiguousarray(array))
@@ -82,7 +91,8 @@ def main(argv):
     fields = {"intensity": res.intensity, "signal": res.sum_signal, "normalization": res.sum_normalization,
               "count": res.count, "sigma": res.sigma, "variance": res.sum_variance}
     for name, value in fields.items():
-        if value is not None and (name not in ("sigma", "variance") or kwargs["error_model"]):
+        with_error = kwargs["error_model"] or kwargs["variance"] is not None
+        if value is not None and (name not in ("sigma", "variance") or with_error):
             save(name, numpy.asarray(value, dtype=numpy.float64))
     with open(os.path.join(outdir, "version.txt"), "w") as f:
         f.write(pyFAI.version)

@@ -72,20 +72,24 @@ static void save_npy(const char *path, npy_dtype t, const void *data) {
 typedef struct azcase {
   const char *poni;
   ag_integrate_options opt;
-  bool frame_dummies, use_mask, use_dark_flat;
+  bool frame_dummies, use_mask, use_dark_flat, use_variance;
   ag_dtype frame_dtype; /* AG_U16 or AG_F32 */
 } azcase;
 
 typedef struct inputs {
   uint16_t frame[NPIX];
   uint8_t mask[NPIX];
-  float dark[NPIX], flat[NPIX];
+  float dark[NPIX], flat[NPIX], variance[NPIX];
 } inputs;
 
 static void fill_inputs(azcase *c, inputs *in) {
   make_frame(in->frame, c->frame_dummies);
   make_mask(in->mask);
   make_dark_flat(in->dark, in->flat);
+  for (int k = 0; k < NPIX; k++)
+    in->variance[k] = 2.0f + (float)(k % 17) * 0.75f;
+  if (c->use_variance)
+    c->opt.variance = in->variance;
   if (c->use_mask)
     c->opt.mask = in->mask;
   if (c->use_dark_flat) {
@@ -100,7 +104,7 @@ static void run_pyfai(const char *label, const azcase *c, const inputs *in, char
   const char *root = test_tmp_root("azint");
   snprintf(dir, dsize, "%s/case%d", root, serial++);
   ck_assert_int_eq(mkdir(dir, 0755), 0);
-  char poni[700], frame[700], mask[700], dark[700], flat[700];
+  char poni[700], frame[700], mask[700], dark[700], flat[700], var[700];
   test_write_text("azint", "case.poni", c->poni, poni, sizeof poni);
   snprintf(frame, sizeof frame, "%s/frame.npy", dir);
   if (c->frame_dtype == AG_F32) {
@@ -156,6 +160,11 @@ static void run_pyfai(const char *label, const azcase *c, const inputs *in, char
     save_npy(flat + 5, NPY_F4, in->flat);
     args[a++] = dark;
     args[a++] = flat;
+  }
+  if (c->use_variance) {
+    snprintf(var, sizeof var, "variance=%s/variance.npy", dir);
+    save_npy(var + 9, NPY_F4, in->variance);
+    args[a++] = var;
   }
   args[a] = NULL;
   char out[8192];
@@ -388,6 +397,11 @@ START_TEST(one_d_integrations_match_pyfai) {
                                        .has_azimuth_range = true, .azimuth_min = -120, .azimuth_max = 30,
                                        .no_solid_angle = true}},
                       1);
+  check_against_pyfai(dev, "1-D bbox, a variance array, dummies",
+                      (azcase){.poni = poni_plain, .frame_dtype = AG_F32, .use_variance = true, .frame_dummies = true,
+                               .opt = {.npt_rad = 35, .unit = AG_RADIAL_Q_A, .error_model = AG_ERROR_VARIANCE,
+                                       .has_dummy = true, .dummy = 0}},
+                      1);
 }
 END_TEST
 
@@ -476,6 +490,66 @@ START_TEST(one_d_integration_matches_a_long_double_reference) {
     ag_integrator_destroy(integ);
   }
   free(sa), free(pol);
+}
+END_TEST
+
+/* ---- a matrix of the caller's ------------------------------------------------------------ */
+
+/* An integrator made from another's exported matrix and centres gives the same results, bit
+   for bit: the same matrix, the same corrections, the same kernels. */
+START_TEST(an_integrator_from_an_exported_matrix_gives_the_same_results) {
+  ag_device *dev = test_device(_i);
+  azcase c = {.poni = poni_tilted, .use_mask = true, .frame_dtype = AG_F32,
+              .opt = {.npt_rad = 12, .npt_azim = 7, .unit = AG_RADIAL_Q_NM, .error_model = AG_ERROR_POISSON}};
+  inputs in;
+  fill_inputs(&c, &in);
+  ag_integrate_result ra, rb;
+  ag_integrator *a, *b;
+  integrate(dev, &c, &in, AG_F32, 2, &ra, &a);
+  const ag_csr *m;
+  CHECK_OK(ag_integrator_csr(a, &m));
+  double rad[12], azim[7];
+  CHECK_OK(ag_integrator_radial(a, rad));
+  CHECK_OK(ag_integrator_azimuthal(a, azim));
+  char poni_path[700];
+  ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
+  CHECK_OK(ag_integrator_create_from_csr(dev, &p, &c.opt, m, rad, azim, &b));
+  ag_integrator_destroy(a);
+  size_t shape[3] = {2, ROWS, COLS};
+  float *f = malloc(2 * NPIX * sizeof *f);
+  for (int k = 0; k < 2 * NPIX; k++)
+    f[k] = (float)(k / NPIX + 1) * in.frame[k % NPIX];
+  ag_array *frames;
+  CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
+  CHECK_OK(ag_integrate(NULL, b, frames, &rb));
+  const ag_array *fa[6], *fb[6];
+  result_fields(&ra, fa);
+  result_fields(&rb, fb);
+  for (int k = 0; k < 6; k++) {
+    double *va = fetch(fa[k]), *vb = fetch(fb[k]);
+    CHECK_BYTES(vb, va, ag_array_size(fa[k]) * sizeof *va, field_names[k]);
+    free(va), free(vb);
+  }
+  double rad_b[12], azim_b[7];
+  CHECK_OK(ag_integrator_radial(b, rad_b));
+  CHECK_OK(ag_integrator_azimuthal(b, azim_b));
+  CHECK_BYTES(rad_b, rad, sizeof rad, "radial centres");
+  CHECK_BYTES(azim_b, azim, sizeof azim, "azimuthal centres");
+  ag_integrator *bad;
+  ag_integrate_options wrong = c.opt;
+  wrong.npt_rad = 13;
+  CHECK_FAILS(ag_integrator_create_from_csr(dev, &p, &wrong, NULL, rad, azim, &bad),
+              AG_ERR_INVALID_ARGUMENT, "ag_integrator_create_from_csr", "shares");
+  const ag_csr *mb;
+  CHECK_OK(ag_integrator_csr(b, &mb));
+  CHECK_FAILS(ag_integrator_create_from_csr(dev, &p, &wrong, mb, rad, azim, &bad), AG_ERR_MISMATCH,
+              "ag_integrator_create_from_csr", "shares");
+  ck_assert_ptr_null(bad);
+  ag_array_free(frames);
+  free(f);
+  ag_integrate_result_free(&ra);
+  ag_integrate_result_free(&rb);
+  ag_integrator_destroy(b);
 }
 END_TEST
 
@@ -595,6 +669,8 @@ void suite_build(Suite *s, const char *backend) {
     add_device_test(own, "1-D integration matches a long double reference",
                     one_d_integration_matches_a_long_double_reference);
     add_device_test(own, "an f64 engine needs double precision", an_f64_engine_needs_double_precision);
+    add_device_test(own, "an integrator from an exported matrix gives the same results",
+                    an_integrator_from_an_exported_matrix_gives_the_same_results);
   }
   if (pyfai)
     return;

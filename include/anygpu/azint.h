@@ -98,6 +98,22 @@ typedef struct ag_integrate_result {
 AG_API ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
                                       ag_integrator **out);
 
+/** An integrator whose bins are @p shares, a matrix of the caller's (pixel shares of any
+    splitting: pyxem's polygons, a full-split matrix from elsewhere) in pyFAI's layout: one row
+    per bin (bin (radial i, azimuthal j) at row i * npt_azim + j), one column per pixel, on
+    @p dev. Its entries are copied (read back, with their squares for the variance) and
+    @p shares may be destroyed afterwards. radial_centres (npt_rad values, in opt->unit) and, in
+    2-D, azimuthal_centres (npt_azim, degrees) are what ag_integrator_radial and
+    ag_integrator_azimuthal will report. The options' corrections, dummies, error model and
+    dtype apply as in ag_integrator_create(); their split, ranges and mask are the matrix's
+    business and are not used.
+    @return as ag_integrator_create(), and AG_ERR_MISMATCH when @p shares is on another device
+            or is not npt_rad x max(npt_azim, 1) rows by rows x cols columns (the message gives
+            both shapes). */
+AG_API ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
+                                               const ag_csr *shares, const double *radial_centres,
+                                               const double *azimuthal_centres, ag_integrator **out);
+
 /** Releases an integrator; NULL is a no-op. As ag_csr_destroy(), without waiting. */
 AG_API void ag_integrator_destroy(ag_integrator *integ);
 

@@ -41,8 +41,15 @@ static ag_status check_range(const char *fn, const char *what, double lo, double
   return AG_OK;
 }
 
+/* The arguments every creation takes: @p out (set to NULL), @p dev, @p poni and @p opt, and the
+   options' fields; the engine's dtype and the frames' shape out. */
 static ag_status check_options(const char *fn, ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
-                               ag_dtype *dtype, size_t *rows, size_t *cols) {
+                               ag_integrator **out, ag_dtype *dtype, size_t *rows, size_t *cols) {
+  AG__CHECK_NOT_NULL(fn, out);
+  *out = NULL;
+  AG__CHECK_NOT_NULL(fn, dev);
+  AG__CHECK_NOT_NULL(fn, poni);
+  AG__CHECK_NOT_NULL(fn, opt);
   if (opt->npt_rad == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->npt_rad is 0; an integration has at least one radial bin", fn);
   if ((unsigned)opt->unit >= AG_RADIAL_UNIT_COUNT)
@@ -208,40 +215,23 @@ static ag_status upload_floats(const char *fn, ag_integrator *in, const float *s
   return st == AG_OK ? st : ag__prefix(st, fn);
 }
 
-ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
-                               ag_integrator **out) {
-  static const char fn[] = "ag_integrator_create";
-  AG__CHECK_NOT_NULL(fn, out);
-  *out = NULL;
-  AG__CHECK_NOT_NULL(fn, dev);
-  AG__CHECK_NOT_NULL(fn, poni);
-  AG__CHECK_NOT_NULL(fn, opt);
-  ag_dtype dtype = AG_F32;
-  size_t rows = 0, cols = 0;
-  ag_status st = check_options(fn, dev, poni, opt, &dtype, &rows, &cols);
-  if (st != AG_OK)
-    return st;
+/* An integrator from checked options and a plan, which it takes (freed here either way). */
+static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
+                                 ag_dtype dtype, size_t rows, size_t cols, ag__azint_plan *plan, ag_integrator **out) {
   ag_integrator *in = calloc(1, sizeof *in);
-  if (in == NULL)
+  if (in == NULL) {
+    ag__azint_plan_free(plan);
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
   *in = (ag_integrator){.dev = dev, .dtype = dtype, .rows = rows, .cols = cols, .npix = rows * cols,
                         .two_d = opt->npt_azim > 0, .has_dummy = opt->has_dummy, .dummy = opt->dummy,
-                        .delta_dummy = opt->delta_dummy, .empty = opt->has_dummy ? opt->dummy : 0.0};
+                        .delta_dummy = opt->delta_dummy, .empty = opt->has_dummy ? opt->dummy : 0.0,
+                        .nrad = plan->nrad, .nazim = plan->nazim, .nbins = plan->nbins,
+                        .rad_centres = plan->rad_centres, .azim_centres = plan->azim_centres};
   in->vmode = opt->error_model == AG_ERROR_NONE ? 0 : opt->error_model == AG_ERROR_VARIANCE ? 3 : in->two_d ? 2 : 1;
-  ag__azint_plan plan;
-  st = ag__azint_plan_build(fn, poni, rows, cols, opt, &plan);
-  if (st != AG_OK) {
-    free(in);
-    return st;
-  }
-  in->nrad = plan.nrad;
-  in->nazim = plan.nazim;
-  in->nbins = plan.nbins;
-  in->rad_centres = plan.rad_centres;
-  in->azim_centres = plan.azim_centres;
-  plan.rad_centres = plan.azim_centres = NULL;
-  st = upload_matrices(fn, in, &plan);
-  ag__azint_plan_free(&plan);
+  plan->rad_centres = plan->azim_centres = NULL;
+  ag_status st = upload_matrices(fn, in, plan);
+  ag__azint_plan_free(plan);
   if (st == AG_OK) {
     double *norm = malloc(in->npix * sizeof *norm);
     st = norm == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels", fn, in->npix)
@@ -260,6 +250,80 @@ ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_int
   }
   *out = in;
   return AG_OK;
+}
+
+ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
+                               ag_integrator **out) {
+  static const char fn[] = "ag_integrator_create";
+  ag_dtype dtype = AG_F32;
+  size_t rows = 0, cols = 0;
+  ag_status st = check_options(fn, dev, poni, opt, out, &dtype, &rows, &cols);
+  if (st != AG_OK)
+    return st;
+  ag__azint_plan plan;
+  if ((st = ag__azint_plan_build(fn, poni, rows, cols, opt, &plan)) != AG_OK)
+    return st;
+  return make_integrator(fn, dev, poni, opt, dtype, rows, cols, &plan, out);
+}
+
+/* A plan holding a read-back of @p shares (its values as doubles) and copies of the centres. */
+static ag_status plan_from_csr(const char *fn, const ag_csr_info *info, const ag_csr *shares, const double *rad,
+                               const double *azim, const ag_integrate_options *opt, ag__azint_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  *plan = (ag__azint_plan){.npix = info->cols, .nrad = opt->npt_rad, .nazim = opt->npt_azim ? opt->npt_azim : 1,
+                           .nbins = info->rows, .nnz = info->nnz};
+  size_t n = info->nnz ? info->nnz : 1;
+  plan->indptr = malloc((info->rows + 1) * sizeof *plan->indptr);
+  plan->indices = malloc(n * sizeof *plan->indices);
+  plan->data = malloc(n * sizeof *plan->data);
+  plan->rad_centres = malloc(plan->nrad * sizeof *plan->rad_centres);
+  plan->azim_centres = opt->npt_azim ? malloc(plan->nazim * sizeof *plan->azim_centres) : NULL;
+  float *f = info->dtype == AG_F32 ? malloc(n * sizeof *f) : NULL;
+  ag_status st = AG_OK;
+  if (!plan->indptr || !plan->indices || !plan->data || !plan->rad_centres || (opt->npt_azim && !plan->azim_centres) ||
+      (info->dtype == AG_F32 && f == NULL))
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for a copy of shares (%zu values)", fn, info->nnz);
+  if (st == AG_OK)
+    st = ag__prefix(ag_csr_to_host(shares, plan->indptr, plan->indices, f ? (void *)f : (void *)plan->data), fn);
+  for (size_t k = 0; st == AG_OK && f != NULL && k < info->nnz; k++)
+    plan->data[k] = f[k];
+  free(f);
+  if (st != AG_OK) {
+    ag__azint_plan_free(plan);
+    return st;
+  }
+  memcpy(plan->rad_centres, rad, plan->nrad * sizeof *rad);
+  if (opt->npt_azim)
+    memcpy(plan->azim_centres, azim, plan->nazim * sizeof *azim);
+  return AG_OK;
+}
+
+ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
+                                        const ag_csr *shares, const double *radial_centres,
+                                        const double *azimuthal_centres, ag_integrator **out) {
+  static const char fn[] = "ag_integrator_create_from_csr";
+  ag_dtype dtype = AG_F32;
+  size_t rows = 0, cols = 0;
+  ag_status st = check_options(fn, dev, poni, opt, out, &dtype, &rows, &cols);
+  if (st != AG_OK)
+    return st;
+  AG__CHECK_NOT_NULL(fn, shares);
+  AG__CHECK_NOT_NULL(fn, radial_centres);
+  if (opt->npt_azim > 0)
+    AG__CHECK_NOT_NULL(fn, azimuthal_centres);
+  ag_csr_info info;
+  if ((st = ag_csr_get_info(shares, &info)) != AG_OK)
+    return ag__prefix(st, fn);
+  size_t nbins = opt->npt_rad * (opt->npt_azim ? opt->npt_azim : 1);
+  if (info.dev != dev)
+    return ag__error(AG_ERR_MISMATCH, "%s: shares is on %s but dev is %s", fn, info.dev->info.spec, dev->info.spec);
+  if (info.rows != nbins || info.cols != rows * cols)
+    return ag__error(AG_ERR_MISMATCH, "%s: shares is %zu x %zu, but the options ask for %zu bins of %zu x %zu pixels "
+                     "(a matrix of %zu x %zu)", fn, info.rows, info.cols, nbins, rows, cols, nbins, rows * cols);
+  ag__azint_plan plan;
+  if ((st = plan_from_csr(fn, &info, shares, radial_centres, azimuthal_centres, opt, &plan)) != AG_OK)
+    return st;
+  return make_integrator(fn, dev, poni, opt, dtype, rows, cols, &plan, out);
 }
 
 /* ---- integration ----------------------------------------------------------------------------- */
