@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "npy.h"
-#include "pyfai_run.h"
+#include "python.h"
 #include "runner.h"
 
 enum { ROWS = 64, COLS = 48, NPIX = ROWS * COLS };
@@ -101,7 +101,7 @@ static void fill_inputs(azcase *c, inputs *in) {
 /* Runs pyfai_azint.py for case @p c into a new folder @p dir. */
 static void run_pyfai(const char *label, const azcase *c, const inputs *in, char *dir, size_t dsize) {
   static int serial;
-  const char *root = test_tmp_root("azint");
+  const char *root = test_tmp_dir("azint");
   snprintf(dir, dsize, "%s/case%d", root, serial++);
   ck_assert_int_eq(mkdir(dir, 0755), 0);
   char poni[700], frame[700], mask[700], dark[700], flat[700], var[700];

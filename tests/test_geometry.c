@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "npy.h"
-#include "pyfai_run.h"
+#include "python.h"
 #include "runner.h"
 
 static double *alloc_doubles(size_t n) {
@@ -402,13 +402,13 @@ START_TEST(bad_poni_input_is_refused_naming_the_key) {
 
   /* ag_poni_read names the file, and the line. */
   char path[600], missing[600];
-  snprintf(missing, sizeof missing, "%s/no-such.poni", test_tmp_root("geometry"));
+  snprintf(missing, sizeof missing, "%s/no-such.poni", test_tmp_dir("geometry"));
   CHECK_FAILS(ag_poni_read(missing, &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", missing);
   CHECK_MESSAGE_HAS("No such file");
   test_write_text("geometry", "bad.poni", bad[1].text, path, sizeof path);
   CHECK_FAILS(ag_poni_read(path, &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", path);
   CHECK_MESSAGE_HAS("line 5: Poni1");
-  CHECK_FAILS(ag_poni_read(test_tmp_root("geometry"), &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", test_tmp_root("geometry"));
+  CHECK_FAILS(ag_poni_read(test_tmp_dir("geometry"), &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", test_tmp_dir("geometry"));
   ck_assert_int_eq(memcmp(&p, &untouched, sizeof p), 0);
 }
 END_TEST
@@ -471,7 +471,7 @@ END_TEST
    then @p nbytes of @p data. */
 static const char *write_npy_by_hand(const char *name, int version, const char *dict, const void *data,
                                      size_t nbytes, char *path, size_t size) {
-  snprintf(path, size, "%s/%s", test_tmp_root("geometry"), name);
+  snprintf(path, size, "%s/%s", test_tmp_dir("geometry"), name);
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   size_t pre = version == 1 ? 10 : 12, hlen = (pre + strlen(dict) + 1 + 63) / 64 * 64 - pre;
@@ -501,7 +501,7 @@ START_TEST(npy_files_round_trip_and_refuse_what_they_cannot_hold) {
   } arrays[] = {{NPY_F8, 2, {3, 4}, f8}, {NPY_F4, 1, {5}, f4},     {NPY_U1, 3, {2, 2, 2}, u1},
                 {NPY_U2, 0, {0}, u2},    {NPY_U4, 1, {0}, u4},     {NPY_I4, 2, {2, 3}, i4}};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
-    snprintf(path, sizeof path, "%s/a%zu.npy", test_tmp_root("geometry"), k);
+    snprintf(path, sizeof path, "%s/a%zu.npy", test_tmp_dir("geometry"), k);
     ck_assert_msg(npy_write(path, arrays[k].t, arrays[k].ndim, arrays[k].shape, arrays[k].data, err, sizeof err),
                   "%s", err);
     npy_array a;
@@ -557,7 +557,7 @@ START_TEST(npy_files_round_trip_and_refuse_what_they_cannot_hold) {
   }
   test_write_text("geometry", "text.npy", "not numpy", path, sizeof path);
   ck_assert(!npy_read(path, &a, err, sizeof err) && strstr(err, "magic") != NULL);
-  snprintf(path, sizeof path, "%s/missing.npy", test_tmp_root("geometry"));
+  snprintf(path, sizeof path, "%s/missing.npy", test_tmp_dir("geometry"));
   ck_assert(!npy_read(path, &a, err, sizeof err) && strstr(err, "No such file") != NULL);
 }
 END_TEST
@@ -624,7 +624,7 @@ static void compare(const char *label, const char *dir, const char *name, const 
 static void check_against_pyfai(const char *label, const char *poni_text, size_t rows, size_t cols) {
   char poni_path[600], dir[600], out[8192];
   test_write_text("geometry", "geometry.poni", poni_text, poni_path, sizeof poni_path);
-  snprintf(dir, sizeof dir, "%s/pyfai", test_tmp_root("geometry"));
+  snprintf(dir, sizeof dir, "%s/pyfai", test_tmp_dir("geometry"));
   ck_assert_int_eq(mkdir(dir, 0755), 0);
   ag_poni p;
   CHECK_OK(ag_poni_read(poni_path, &p));

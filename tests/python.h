@@ -1,8 +1,9 @@
-/* tests/pyfai_run.h - what the suites that compare with pyFAI 0.21.3 share (test_geometry,
-   test_azint): a folder per test process for the files exchanged with it, and python3 (the
-   first on PATH) run with its output captured. */
-#ifndef AG_TESTS_PYFAI_RUN_H
-#define AG_TESTS_PYFAI_RUN_H
+/* tests/python.h - what the suites that compare with Python libraries share (test_geometry and
+   test_azint: pyFAI 0.21.3; test_template: scikit-image): a folder per test process for the
+   files exchanged with a helper script, and python3 (the first on PATH) run with its output
+   captured. */
+#ifndef AG_TESTS_PYTHON_H
+#define AG_TESTS_PYTHON_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -12,9 +13,9 @@
 /* This process's folder anygpu-TAG-XXXXXX, in $ANYGPU_TEST_TMPDIR (meson points it into the
    build tree), else $TMPDIR, else /tmp: made at the first call, removed at a normal exit of the
    process that made it (a failed test leaves it for a look). */
-const char *test_tmp_root(const char *tag);
+const char *test_tmp_dir(const char *tag);
 
-/* Writes @p text to a new file @p name in test_tmp_root(@p tag); its path goes to @p path. */
+/* Writes @p text to a new file @p name in test_tmp_dir(@p tag); its path goes to @p path. */
 const char *test_write_text(const char *tag, const char *name, const char *text, char *path, size_t size);
 
 /* Runs @p args (args[0] is "python3", found on PATH) with stdout and stderr into @p out (the
@@ -22,7 +23,12 @@ const char *test_write_text(const char *tag, const char *name, const char *text,
    the signal when one ended it. */
 int test_run_python(char *const args[], char *out, size_t size);
 
-/* Whether python3 on PATH imports pyFAI 0.21; if not, why, into @p why. */
+/* Whether python3 on PATH imports @p module and its @p version_expr starts with @p want
+   (pyFAI, "pyFAI.version", "0.21."); if not, why, naming the Debian @p package to install. */
+bool test_python_module(const char *module, const char *version_expr, const char *want, const char *package,
+                        char *why, size_t size);
+
+/* Whether python3 on PATH imports pyFAI 0.21 (test_python_module); if not, why, into @p why. */
 bool test_pyfai_available(char *why, size_t size);
 
 /* Without pyFAI: runs the suite @p own of the tcases that do not need it (Check, forking),

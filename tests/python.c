@@ -1,5 +1,5 @@
-/* tests/pyfai_run.c - what the suites that compare with pyFAI share (pyfai_run.h): a folder
-   per test for files, and python3 run with its output captured. */
+/* tests/python.c - what the suites that compare with Python libraries share (python.h): a
+   folder per test for files, and python3 run with its output captured. */
 #include <errno.h>
 #include <ftw.h>
 #include <spawn.h>
@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pyfai_run.h"
+#include "python.h"
 
 extern char **environ;
 
@@ -31,7 +31,7 @@ static void remove_root(void) {
 
 /* This test's folder, named after @p tag, in $ANYGPU_TEST_TMPDIR (meson points it into the
    build tree), else $TMPDIR, else /tmp. */
-const char *test_tmp_root(const char *tag) {
+const char *test_tmp_dir(const char *tag) {
   if (root[0] != '\0' && root_owner == getpid())
     return root;
   const char *tmp = getenv("ANYGPU_TEST_TMPDIR");
@@ -48,7 +48,7 @@ const char *test_tmp_root(const char *tag) {
 
 /* Writes @p text to a new file @p name in this test's folder; its path goes to @p path. */
 const char *test_write_text(const char *tag, const char *name, const char *text, char *path, size_t size) {
-  snprintf(path, size, "%s/%s", test_tmp_root(tag), name);
+  snprintf(path, size, "%s/%s", test_tmp_dir(tag), name);
   FILE *f = fopen(path, "wb");
   ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
   ck_assert_int_eq(fputs(text, f) >= 0, 1);
@@ -99,10 +99,11 @@ int test_run_python(char *const args[], char *out, size_t size) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-/* Whether python3 on PATH imports pyFAI 0.21; if not, why. */
-bool test_pyfai_available(char *why, size_t size) {
-  char out[2048];
-  char *const args[] = {"python3", "-c", "import sys, pyFAI; sys.stdout.write(pyFAI.version)", NULL};
+bool test_python_module(const char *module, const char *version_expr, const char *want, const char *package,
+                        char *why, size_t size) {
+  char code[256], out[2048];
+  snprintf(code, sizeof code, "import sys, %s; sys.stdout.write(%s)", module, version_expr);
+  char *const args[] = {"python3", "-c", code, NULL};
   int rc = test_run_python(args, out, sizeof out);
   if (rc != 0) {
     char *last = out + strlen(out);
@@ -110,14 +111,18 @@ bool test_pyfai_available(char *why, size_t size) {
       *--last = '\0';
     while (last > out && last[-1] != '\n')
       last--;
-    snprintf(why, size, "python3 on PATH does not import pyFAI (status %d: %s); install python3-pyfai", rc, last);
+    snprintf(why, size, "python3 on PATH does not import %s (status %d: %s); install %s", module, rc, last, package);
     return false;
   }
-  if (strncmp(out, "0.21.", 5) != 0) {
-    snprintf(why, size, "python3 on PATH has pyFAI %.40s, not 0.21, whose arrays these follow", out);
+  if (strncmp(out, want, strlen(want)) != 0) {
+    snprintf(why, size, "python3 on PATH has %s %.40s, not %s", module, out, want);
     return false;
   }
   return true;
+}
+
+bool test_pyfai_available(char *why, size_t size) {
+  return test_python_module("pyFAI", "pyFAI.version", "0.21.", "python3-pyfai", why, size);
 }
 
 void test_run_without_pyfai(Suite *own, const char *why) {
