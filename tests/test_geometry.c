@@ -7,56 +7,20 @@
    the executable then exits 77 (SKIP) with the reason if they passed: the comparison with
    pyFAI is never reported as passed when it did not run. */
 #include <errno.h>
-#include <ftw.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "npy.h"
+#include "python.h"
 #include "runner.h"
-
-extern char **environ;
 
 /* ---- files --------------------------------------------------------------------------------- */
 
-static char root[512];
-static pid_t root_owner;
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(path);
-}
-
-/* Only the process that made the folder removes it, at a normal exit: a failed test leaves it
-   (Check's assertions end the test process another way) for a look. */
-static void remove_root(void) {
-  if (root[0] != '\0' && getpid() == root_owner)
-    nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* This test's folder, in $ANYGPU_TEST_TMPDIR (meson points it into the build tree), else
-   $TMPDIR, else /tmp. */
-static const char *tmp_root(void) {
-  if (root[0] != '\0' && root_owner == getpid())
-    return root;
-  const char *tmp = getenv("ANYGPU_TEST_TMPDIR");
-  if (tmp != NULL && *tmp != '\0')
-    mkdir(tmp, 0755);
-  else
-    tmp = getenv("TMPDIR");
-  snprintf(root, sizeof root, "%s/anygpu-geometry-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  ck_assert_msg(mkdtemp(root) != NULL, "mkdtemp(%s): %s", root, strerror(errno));
-  root_owner = getpid();
-  atexit(remove_root);
-  return root;
-}
-
 /* Writes @p text to a new file @p name in this test's folder; its path goes to @p path. */
 static const char *write_text(const char *name, const char *text, char *path, size_t size) {
-  snprintf(path, size, "%s/%s", tmp_root(), name);
+  snprintf(path, size, "%s/%s", test_tmp_dir("geometry"), name);
   FILE *f = fopen(path, "wb");
   ck_assert_msg(f != NULL, "fopen(%s): %s", path, strerror(errno));
   ck_assert_int_eq(fputs(text, f) >= 0, 1);
@@ -447,13 +411,13 @@ START_TEST(bad_poni_input_is_refused_naming_the_key) {
 
   /* ag_poni_read names the file, and the line. */
   char path[600], missing[600];
-  snprintf(missing, sizeof missing, "%s/no-such.poni", tmp_root());
+  snprintf(missing, sizeof missing, "%s/no-such.poni", test_tmp_dir("geometry"));
   CHECK_FAILS(ag_poni_read(missing, &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", missing);
   CHECK_MESSAGE_HAS("No such file");
   write_text("bad.poni", bad[1].text, path, sizeof path);
   CHECK_FAILS(ag_poni_read(path, &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", path);
   CHECK_MESSAGE_HAS("line 5: Poni1");
-  CHECK_FAILS(ag_poni_read(tmp_root(), &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", tmp_root());
+  CHECK_FAILS(ag_poni_read(test_tmp_dir("geometry"), &p), AG_ERR_INVALID_ARGUMENT, "ag_poni_read", test_tmp_dir("geometry"));
   ck_assert_int_eq(memcmp(&p, &untouched, sizeof p), 0);
 }
 END_TEST
@@ -516,7 +480,7 @@ END_TEST
    then @p nbytes of @p data. */
 static const char *write_npy_by_hand(const char *name, int version, const char *dict, const void *data,
                                      size_t nbytes, char *path, size_t size) {
-  snprintf(path, size, "%s/%s", tmp_root(), name);
+  snprintf(path, size, "%s/%s", test_tmp_dir("geometry"), name);
   FILE *f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
   size_t pre = version == 1 ? 10 : 12, hlen = (pre + strlen(dict) + 1 + 63) / 64 * 64 - pre;
@@ -546,7 +510,7 @@ START_TEST(npy_files_round_trip_and_refuse_what_they_cannot_hold) {
   } arrays[] = {{NPY_F8, 2, {3, 4}, f8}, {NPY_F4, 1, {5}, f4},     {NPY_U1, 3, {2, 2, 2}, u1},
                 {NPY_U2, 0, {0}, u2},    {NPY_U4, 1, {0}, u4},     {NPY_I4, 2, {2, 3}, i4}};
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
-    snprintf(path, sizeof path, "%s/a%zu.npy", tmp_root(), k);
+    snprintf(path, sizeof path, "%s/a%zu.npy", test_tmp_dir("geometry"), k);
     ck_assert_msg(npy_write(path, arrays[k].t, arrays[k].ndim, arrays[k].shape, arrays[k].data, err, sizeof err),
                   "%s", err);
     npy_array a;
@@ -602,76 +566,12 @@ START_TEST(npy_files_round_trip_and_refuse_what_they_cannot_hold) {
   }
   write_text("text.npy", "not numpy", path, sizeof path);
   ck_assert(!npy_read(path, &a, err, sizeof err) && strstr(err, "magic") != NULL);
-  snprintf(path, sizeof path, "%s/missing.npy", tmp_root());
+  snprintf(path, sizeof path, "%s/missing.npy", test_tmp_dir("geometry"));
   ck_assert(!npy_read(path, &a, err, sizeof err) && strstr(err, "No such file") != NULL);
 }
 END_TEST
 
 /* ---- pyFAI itself ---------------------------------------------------------------------------- */
-
-/* Runs @p args (args[0] is "python3", found on PATH) with stdout and stderr into @p out (the
-   last @p size - 1 bytes kept). Returns its exit status; 127 when it could not start; 256 +
-   the signal when one ended it. */
-static int run_python(char *const args[], char *out, size_t size) {
-  int fds[2];
-  if (pipe(fds) != 0)
-    return 127;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  posix_spawn_file_actions_addclose(&fa, fds[0]);
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, args[0], &fa, NULL, args, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  size_t used = 0;
-  char chunk[4096];
-  ssize_t n;
-  while ((n = read(fds[0], chunk, sizeof chunk)) > 0 || (n < 0 && errno == EINTR)) {
-    for (ssize_t k = 0; k < n; k++) {
-      if (used + 1 >= size) { /* keep the end, where a traceback says what went wrong */
-        memmove(out, out + size / 2, used - size / 2);
-        used -= size / 2;
-      }
-      out[used++] = chunk[k];
-    }
-  }
-  out[used] = '\0';
-  close(fds[0]);
-  if (rc != 0) {
-    snprintf(out, size, "%s: %s", args[0], strerror(rc));
-    return 127;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return 127;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
-/* Whether python3 on PATH imports pyFAI 0.21; if not, why. */
-static bool pyfai_available(char *why, size_t size) {
-  char out[2048];
-  char *const args[] = {"python3", "-c", "import sys, pyFAI; sys.stdout.write(pyFAI.version)", NULL};
-  int rc = run_python(args, out, sizeof out);
-  if (rc != 0) {
-    char *last = out + strlen(out);
-    while (last > out && (last[-1] == '\n' || last[-1] == ' '))
-      *--last = '\0';
-    while (last > out && last[-1] != '\n')
-      last--;
-    snprintf(why, size, "python3 on PATH does not import pyFAI (status %d: %s); install python3-pyfai", rc, last);
-    return false;
-  }
-  if (strncmp(out, "0.21.", 5) != 0) {
-    snprintf(why, size, "python3 on PATH has pyFAI %.40s, not 0.21, whose arrays these follow", out);
-    return false;
-  }
-  return true;
-}
 
 /* How closely an array must agree with pyFAI's, and why:
    - DOUBLE: computed in double by the same formulas in the same order, calling the same libm
@@ -733,7 +633,7 @@ static void compare(const char *label, const char *dir, const char *name, const 
 static void check_against_pyfai(const char *label, const char *poni_text, size_t rows, size_t cols) {
   char poni_path[600], dir[600], out[8192];
   write_text("geometry.poni", poni_text, poni_path, sizeof poni_path);
-  snprintf(dir, sizeof dir, "%s/pyfai", tmp_root());
+  snprintf(dir, sizeof dir, "%s/pyfai", test_tmp_dir("geometry"));
   ck_assert_int_eq(mkdir(dir, 0755), 0);
   ag_poni p;
   CHECK_OK(ag_poni_read(poni_path, &p));
@@ -749,7 +649,7 @@ static void check_against_pyfai(const char *label, const char *poni_text, size_t
   snprintf(rs, sizeof rs, "%zu", rows);
   snprintf(cs, sizeof cs, "%zu", cols);
   char *const args[] = {"python3", script, poni_path, dir, rs, cs, NULL};
-  int rc = run_python(args, out, sizeof out);
+  int rc = test_run_python(args, out, sizeof out);
   ck_assert_msg(rc == 0, "%s: %s exited with %d:\n%s", label, script, rc, out);
   printf("%s: %zu x %zu pixels of %g x %g m, detector %s\n", label, rows, cols, p.pixel1, p.pixel2, p.detector);
 
@@ -821,7 +721,7 @@ void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") != 0)
     return;
   char why[600];
-  bool pyfai = pyfai_available(why, sizeof why);
+  bool pyfai = test_python_module("pyFAI", "pyFAI.version", "0.21.", "python3-pyfai", why, sizeof why);
   Suite *own = pyfai ? s : suite_create("test_geometry");
   add_core_test(own, "2th is the arctangent of the offset over the distance",
                 two_theta_is_the_arctangent_of_the_offset_over_the_distance);
