@@ -38,8 +38,8 @@ typedef struct ag_template_library ag_template_library;
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument (r, theta and intensity may be NULL
             when there are no spots), n_templates, n_theta or n_r of 0, offsets[0] not 0 or
             offsets decreasing, a spot index out of range (the message names the array and
-            the spot); AG_ERR_UNSUPPORTED when n_theta, n_r or a template's spot count passes
-            the device's loop limit (ag_device_info.max_loop_iterations) or 2^32;
+            the spot); AG_ERR_UNSUPPORTED when n_theta, n_r, n_templates or a template's spot
+            count reaches the device's loop limit (ag_device_info.max_loop_iterations) or 2^32;
             AG_ERR_OUT_OF_MEMORY. */
 AG_API ag_status ag_template_library_create(ag_device *dev, size_t n_templates, const size_t *offsets,
                                             const uint32_t *r, const uint32_t *theta, const float *intensity,
