@@ -11,7 +11,8 @@
      verbs"): ag_buffer_alloc / ag_buffer_free, ag_host_alloc / ag_host_free, every function
      giving an ag_array / ag_array_free, ag_queue_create / ag_queue_destroy, ag_event_record /
      ag_event_destroy, ag_program_create / ag_program_destroy, ag_kernel_get /
-     ag_kernel_destroy, ag_csr_create and ag_csr_create_from_coo / ag_csr_destroy. Releasing
+     ag_kernel_destroy, ag_csr_create and ag_csr_create_from_coo / ag_csr_destroy,
+     ag_template_library_create / ag_template_library_destroy. Releasing
      NULL is a no-op. An object may be released with work still enqueued on it, except memory
      from ag_host_alloc(): each release says what it waits for.
    - Pointers passed in are read during the call and not kept, unless the function says so
@@ -36,5 +37,6 @@
 #include "anygpu/sparse.h"
 #include "anygpu/diffraction.h"
 #include "anygpu/azint.h"
+#include "anygpu/template.h"
 
 #endif

@@ -1,0 +1,192 @@
+/* kernels_shared/template.h - the template family: orientation mapping by polar template
+   matching (ag_template_match, src/diffraction/template_match.c) and normalised
+   cross-correlation (ag_match_template, src/diffraction/ncc.c), f32 and f64. Expanded once per
+   dtype (AG_TC, see variant.h); the other dtypes define nothing. Every kernel is an AG_ITEMS
+   kernel, so the host runs the same code as the GPUs.
+
+   Template matching, per frame b of B polar images [n_theta][n_r]:
+   ag_tm_prefilter_<t>: fast[b][t] = sum over r of integ[t][r] * psum[b][r] * r / n_r, psum
+                        being the frame summed over theta: the score of the integrated
+                        template t, an item per (b, t);
+   ag_tm_keep_<t>:      the positions of the `keep` best scores of each frame of count, best
+                        first (descending, NaN last, ties to the lower position), an item per
+                        (b, k): each counts the scores ranked before its own;
+   ag_tm_score_<t>:     for candidate k of frame b (template kept[b][k], or k), the correlation
+                        at every in-plane shift s of sum_j polar[(s + theta_j) % n_theta][r_j] I_j
+                        and of its mirror, polar[(s - theta_j) mod n_theta][r_j]; the first
+                        best shift of each, and the better of the two (the template on a tie),
+                        an item per (b, k);
+   ag_tm_best_<t>:      the n_best best candidates of each frame as ag_tm_keep_<t> ranks them,
+                        written as (template, correlation, angle in degrees, sign).
+   Normalised cross-correlation, per frame of a stack [B][qh][qw] (the padded image):
+   ag_ncc_pad_<t>:      out = the frame at (y - top, x - left), or fill outside it;
+   ag_ncc_rows_<t>:     the sum, the sum of squares, the least and the largest of tw consecutive
+                        values of each row of q;
+   ag_ncc_finish_<t>:   the window sums S1, S2 (th rows of those), then
+                        corr / sqrt(max((S2 - S1^2 / vol) ssd, 0)), 0 where the
+                        denominator is not above eps (skimage's formula; corr is the
+                        correlation with the zero-mean template) or where the window's values
+                        are all equal: a flat window's S2 - S1^2 / vol is rounding error, which
+                        the quotient would turn into a value of any size. */
+
+/* ---- parameter lists (skeleton_gpu.h), also read by src/diffraction/: T1 is the element
+   type. ---- */
+#define AG_SHAPE_TM_PREFILTER(A, V, B, T1, T2, T3)                                                 \
+  B(const T1, integ) A(const T1, psum) V(ag_u64, n_templates) V(ag_u64, n_r) A(T1, fast)
+#define AG_SHAPE_TM_KEEP(A, V, B, T1, T2, T3) A(const T1, score) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
+#define AG_SHAPE_TM_SCORE(A, V, B, T1, T2, T3)                                                     \
+  A(const T1, polar) A(const ag_u32, kept) V(ag_u64, use_kept) B(const ag_u64, spot_start)             \
+      B(const ag_u64, spot_end) B(const ag_u32, spot_r) B(const ag_u32, spot_theta) B(const T1, spot_i)  \
+      V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, count) A(T1, corr) A(ag_u32, shift) A(ag_i32, sgn)
+#define AG_SHAPE_TM_BEST(A, V, B, T1, T2, T3)                                                      \
+  A(const T1, corr) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept) V(ag_u64, use_kept)  \
+      A(const T1, norm) V(ag_u64, use_norm) V(ag_u64, count) V(ag_u64, n_best) V(T1, deg_step)      \
+      A(ag_u32, best_index) A(T1, best_corr) A(T1, best_angle) A(ag_i32, best_sgn)
+#define AG_SHAPE_NCC_PAD(A, V, B, T1, T2, T3)                                                      \
+  A(const T1, x) V(ag_u64, h) V(ag_u64, w) V(ag_u64, qh) V(ag_u64, qw) V(ag_u64, top) V(ag_u64, left)   \
+      V(T1, fill) A(T1, out)
+#define AG_SHAPE_NCC_ROWS(A, V, B, T1, T2, T3)                                                     \
+  A(const T1, q) V(ag_u64, qw) V(ag_u64, wo) V(ag_u64, tw) A(T1, s1) A(T1, s2) A(T1, lo) A(T1, hi)
+#define AG_SHAPE_NCC_FINISH(A, V, B, T1, T2, T3)                                                   \
+  A(const T1, corr) A(const T1, s1) A(const T1, s2) A(const T1, lo) A(const T1, hi) V(ag_u64, qh)         \
+      V(ag_u64, qw) V(ag_u64, ho) V(ag_u64, wo)                                                            \
+      V(ag_u64, th) V(T1, vol) V(T1, ssd) V(T1, eps) A(T1, out)
+
+#ifndef AG_SHAPES_ONLY
+#include "dialect.h"
+#include "variant.h"
+
+#if AG_FLOAT && (!AG_NEEDS_F64 || AG_HAVE_F64)
+
+/* This variant's names: AG_TM(before) is ag_tm_before_f32. */
+#define AG_TM(fn) AG_CAT2(ag_tm_##fn, AG_SFX)
+
+/* Whether score a at position ka ranks before score b at kb: larger first, NaN last, and
+   equal scores (NaN among them) by position. */
+AG_INLINE int AG_TM(before)(AG_T a, ag_u64 ka, AG_T b, ag_u64 kb) {
+  if (a > b)
+    return 1;
+  if (a < b)
+    return 0;
+  int a_nan = a != a, b_nan = b != b;
+  if (a_nan != b_nan)
+    return b_nan;
+  return ka < kb;
+}
+
+/* How many of the count scores at s rank before s[k]. */
+AG_INLINE ag_u64 AG_TM(rank)(AG_GLOBAL const AG_T *s, ag_u64 count, ag_u64 k) {
+  ag_u64 rank = 0;
+  for (ag_u64 j = 0; j < count; j++)
+    rank += (ag_u64)AG_TM(before)(s[j], j, s[k], k);
+  return rank;
+}
+
+AG_ITEMS(AG_KN(ag_tm_prefilter), AG_SHAPE_TM_PREFILTER, AG_T, , , {
+  ag_u64 b = i / n_templates, t = i % n_templates;
+  AG_GLOBAL const AG_T *row = integ + t * n_r, *p = psum + b * n_r;
+  AG_T acc = 0;
+  for (ag_u64 r = 0; r < n_r; r++)
+    acc += row[r] * (p[r] * ((AG_T)r / (AG_T)n_r));
+  fast[i] = acc;
+})
+
+AG_ITEMS(AG_KN(ag_tm_keep), AG_SHAPE_TM_KEEP, AG_T, , , {
+  ag_u64 b = i / count, k = i % count;
+  ag_u64 rank = AG_TM(rank)(score + b * count, count, k);
+  if (rank < keep)
+    kept[b * keep + rank] = (ag_u32)k;
+})
+
+/* The rolls are taken without a division per spot: theta_j < n_theta. */
+AG_ITEMS(AG_KN(ag_tm_score), AG_SHAPE_TM_SCORE, AG_T, , , {
+  ag_u64 b = i / count, k = i % count;
+  ag_u64 t = use_kept ? (ag_u64)kept[i] : k;
+  AG_GLOBAL const AG_T *img = polar + b * n_theta * n_r;
+  ag_u64 j0 = spot_start[t], j1 = spot_end[t];
+  AG_T best = 0, best_m = 0;
+  ag_u32 at = 0, at_m = 0;
+  for (ag_u64 s = 0; s < n_theta; s++) {
+    AG_T acc = 0, acc_m = 0;
+    for (ag_u64 j = j0; j < j1; j++) {
+      ag_u64 th = spot_theta[j], r = spot_r[j];
+      ag_u64 up = s + th >= n_theta ? s + th - n_theta : s + th;
+      ag_u64 down = s >= th ? s - th : s + n_theta - th;
+      acc += img[up * n_r + r] * spot_i[j];
+      acc_m += img[down * n_r + r] * spot_i[j];
+    }
+    if (s == 0 || acc > best) {
+      best = acc;
+      at = (ag_u32)s;
+    }
+    if (s == 0 || acc_m > best_m) {
+      best_m = acc_m;
+      at_m = (ag_u32)s;
+    }
+  }
+  int direct = best >= best_m;
+  corr[i] = direct ? best : best_m;
+  shift[i] = direct ? at : at_m;
+  sgn[i] = direct ? 1 : -1;
+})
+
+/* The image's normalisation divides the correlations (a frame of norm 0 is left as it is). */
+AG_ITEMS(AG_KN(ag_tm_best), AG_SHAPE_TM_BEST, AG_T, , , {
+  ag_u64 b = i / count, k = i % count;
+  ag_u64 rank = AG_TM(rank)(corr + b * count, count, k);
+  if (rank < n_best) {
+    ag_u64 o = b * n_best + rank;
+    AG_T c = corr[i];
+    if (use_norm && norm[b] > 0)
+      c = c / norm[b];
+    best_index[o] = use_kept ? kept[i] : (ag_u32)k;
+    best_corr[o] = c;
+    best_angle[o] = (AG_T)shift[i] * deg_step;
+    best_sgn[o] = sgn[i];
+  }
+})
+
+AG_ITEMS(AG_KN(ag_ncc_pad), AG_SHAPE_NCC_PAD, AG_T, , , {
+  ag_u64 b = i / (qh * qw), y = i / qw % qh, xx = i % qw;
+  AG_T v = fill;
+  if (y >= top && y - top < h && xx >= left && xx - left < w)
+    v = x[(b * h + y - top) * w + (xx - left)];
+  out[i] = v;
+})
+
+AG_ITEMS(AG_KN(ag_ncc_rows), AG_SHAPE_NCC_ROWS, AG_T, , , {
+  ag_u64 row = i / wo, xx = i % wo;
+  AG_GLOBAL const AG_T *p = q + row * qw + xx;
+  AG_T a = 0, a2 = 0, l = p[0], u = p[0];
+  for (ag_u64 c = 0; c < tw; c++) {
+    a += p[c];
+    a2 += p[c] * p[c];
+    l = p[c] < l ? p[c] : l;
+    u = p[c] > u ? p[c] : u;
+  }
+  s1[i] = a;
+  s2[i] = a2;
+  lo[i] = l;
+  hi[i] = u;
+})
+
+AG_ITEMS(AG_KN(ag_ncc_finish), AG_SHAPE_NCC_FINISH, AG_T, , , {
+  ag_u64 b = i / (ho * wo), y = i / wo % ho, xx = i % wo;
+  ag_u64 at = (b * qh + y) * wo + xx;
+  AG_T a = 0, a2 = 0, l = lo[at], u = hi[at];
+  for (ag_u64 r = 0; r < th; r++) {
+    a += s1[at + r * wo];
+    a2 += s2[at + r * wo];
+    l = lo[at + r * wo] < l ? lo[at + r * wo] : l;
+    u = hi[at + r * wo] > u ? hi[at + r * wo] : u;
+  }
+  AG_T den = (a2 - a * a / vol) * ssd;
+  den = den > 0 ? AG_CAT2(AG_SQRT, AG_SFX)(den) : (AG_T)0;
+  out[i] = den > eps && l != u ? corr[(b * qh + y) * qw + xx] / den : (AG_T)0;
+})
+
+#undef AG_TM
+#endif /* AG_FLOAT && (!AG_NEEDS_F64 || AG_HAVE_F64) */
+
+#include "variant_end.h"
+#endif /* !AG_SHAPES_ONLY */
