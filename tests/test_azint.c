@@ -99,7 +99,9 @@ static void fill_inputs(azcase *c, inputs *in) {
 }
 
 /* Runs pyfai_azint.py for case @p c into a new folder @p dir. */
-static void run_pyfai(const char *label, const azcase *c, const inputs *in, char *dir, size_t dsize) {
+/* *unstable: pyFAI gave no reference (pyfai_azint.py's exit 3: its 2-D matrix without splitting
+   came out different in every build). */
+static void run_pyfai(const char *label, const azcase *c, const inputs *in, char *dir, size_t dsize, bool *unstable) {
   static int serial;
   const char *root = test_tmp_dir("azint");
   snprintf(dir, dsize, "%s/case%d", root, serial++);
@@ -169,7 +171,8 @@ static void run_pyfai(const char *label, const azcase *c, const inputs *in, char
   args[a] = NULL;
   char out[8192];
   int rc = test_run_python(args, out, sizeof out);
-  ck_assert_msg(rc == 0, "%s: %s exited with %d:\n%s", label, script, rc, out);
+  ck_assert_msg(rc == 0 || rc == 3, "%s: %s exited with %d:\n%s", label, script, rc, out);
+  *unstable = rc == 3;
 }
 
 static npy_array read_npy(const char *dir, const char *name) {
@@ -204,11 +207,25 @@ static void compare_values(const char *label, const char *dir, const char *name,
 
 /* ---- the matrix against pyFAI's lut ------------------------------------------------------ */
 
+/* When pyFAI gave no reference, says so (printed, so that a comparison that did not run is
+   never taken for one that passed) and returns true. */
+static bool no_reference(const char *label, bool unstable) {
+  if (unstable) {
+    printf("%s: NOT COMPARED: pyFAI 0.21.3 built a different 2-D matrix without splitting in each of "
+           "40 builds, so it gave no reference (docs/diffraction.md)\n", label);
+    fflush(stdout);
+  }
+  return unstable;
+}
+
 static void check_matrix(const char *label, azcase c) {
   inputs in;
   fill_inputs(&c, &in);
   char dir[700], poni_path[700];
-  run_pyfai(label, &c, &in, dir, sizeof dir);
+  bool unstable = false;
+  run_pyfai(label, &c, &in, dir, sizeof dir, &unstable);
+  if (no_reference(label, unstable))
+    return;
   ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
   ag_device *dev;
   CHECK_OK(ag_device_select("host", &dev));
@@ -348,7 +365,10 @@ static void check_against_pyfai(ag_device *dev, const char *what, azcase c, size
   fill_inputs(&c, &in);
   char dir[700], label[300];
   snprintf(label, sizeof label, "%s: %s", test_label(), what);
-  run_pyfai(label, &c, &in, dir, sizeof dir);
+  bool unstable = false;
+  run_pyfai(label, &c, &in, dir, sizeof dir, &unstable);
+  if (no_reference(label, unstable))
+    return;
   ag_device_info info;
   CHECK_OK(ag_device_get_info(dev, &info));
   const ag_dtype dtypes[2] = {AG_F32, AG_F64};
