@@ -20,8 +20,9 @@ esac
 # machine; Check and oclgrind (which checks the kernels for races and uninitialised reads)
 # for the tests; numpy, the peer anygpu-bench measures against; pyFAI and scikit-image, the
 # references the diffraction layer is compared with; HDF5, which anygpu-integrate reads (and
-# h5py, with which its test writes an HDF5 file).
-packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-h5py libhdf5-dev
+# h5py, with which its test writes an HDF5 file); pyopencl, for pyFAI's OpenCL integrator, the
+# peer of anygpu-bench's azint rows on OpenCL devices.
+packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-h5py python3-pyopencl libhdf5-dev
 libopenblas-dev libfftw3-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
 mesa-opencl-icd clinfo check libsubunit-dev oclgrind"
