@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "message.h"
+
 #ifdef AG_HAVE_HDF5
 #include <hdf5.h>
 #endif
@@ -24,16 +26,6 @@ struct frame_source {
 #endif
 };
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t errlen, const char *fmt, ...) {
-  if (err != NULL && errlen > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return false;
-}
 
 /* The frame count and shape of an array of @p ndim dimensions (2 or 3). */
 static bool take_shape(frame_source *s, int ndim, const size_t *shape, char *err, size_t errlen) {

@@ -7,14 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return false;
-}
+#include "message.h"
+
 
 int outputs_add(outputs *o, const char *path, npy_dtype dtype, int ndim, const size_t *shape, char *err,
                 size_t errlen) {
