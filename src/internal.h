@@ -104,6 +104,14 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
 void *ag__cache_blob_read(const char *name, const char *key, size_t *size);
 void ag__cache_blob_write(const char *name, const char *key, const void *data, size_t size);
 
+/* src/sparse.c: a matrix's device buffers, its entries and those of its longest row, for
+   operations that run their own kernels over it (azimuthal integration). */
+typedef struct ag__csr_parts {
+  ag_buffer *row_ptr, *col_idx, *values;
+  uint64_t nnz, longest;
+} ag__csr_parts;
+ag__csr_parts ag__csr_parts_of(const ag_csr *m);
+
 /* src/launch.c: a launch with arguments already resolved to backend handles, its range
    checked against the kernel's limit @p max_wg first. */
 ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bkernel *bk,

@@ -85,7 +85,7 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
 }
 
 ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg *args) {
-  enum { MAX = 16 };
+  enum { MAX = 32 };
   if (l->n == 0)
     return AG_OK;
   if (nargs > MAX)

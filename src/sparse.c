@@ -298,6 +298,11 @@ static ag_status transpose_get(const char *fn, ag_csr *a, const ag_csr **t) {
   return st;
 }
 
+ag__csr_parts ag__csr_parts_of(const ag_csr *m) {
+  return (ag__csr_parts){.row_ptr = m->row_ptr, .col_idx = m->col_idx, .values = m->values, .nnz = m->nnz,
+                         .longest = m->longest};
+}
+
 /* ---- products ------------------------------------------------------------------------------- */
 
 /* Operand @p name (x or y) must have shape {len} (spmv) or {len, batch} (spmm; any batch when

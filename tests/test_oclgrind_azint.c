@@ -1,5 +1,5 @@
-/* tests/test_oclgrind_azint.c — the azint family (kernels_shared/azint.h: ag_azint_prep_<t>,
-   ag_azint_finish_<t>) and the batched sparse products between them, inside Oclgrind's
+/* tests/test_oclgrind_azint.c — the azint family (kernels_shared/azint.h: ag_azint_csr_u16_<t>
+   and, for long rows, its work-group form ag_azint_csr_u16_<t>_rows) inside Oclgrind's
    simulator through tests/oclgrind-run.py, for races, uninitialised values and accesses outside
    a buffer. Each integration is also compared with the same integration on the host device. A
    detector of 12 x 10 pixels keeps Oclgrind's time short; frames sit at an offset in their
@@ -59,10 +59,10 @@ static double *integrate_on(ag_device *dev, bool simulated, const ag_integrate_o
   return all;
 }
 
-/* 1-D with bounding boxes, a mask, a dark, dummies and Poisson variance, and 2-D without
-   splitting, each for a batch of 2 frames, in f32 and (where the device has it) f64: within
-   1e-5 relative of the host device's results (floor 1e-5 of the largest), the f32 sums being
-   compensated on both. */
+/* 1-D with bounding boxes, a mask, a dark, dummies and Poisson variance; 2-D without
+   splitting; 1-D into 2 bins (rows of some 60 pixels, which a GPU takes a work-group per bin);
+   each for a batch of 2 frames, in f32 and (where the device has it) f64: within 1e-5 relative
+   of the host device's results (floor 1e-5 of the largest). */
 START_TEST(integrations_are_clean_and_match_the_host) {
   ag_device *dev = oclgrind_device(_i), *host;
   CHECK_OK(ag_device_select("host", &host));
@@ -75,15 +75,16 @@ START_TEST(integrations_are_clean_and_match_the_host) {
     mask[k] = k % 11 == 0;
     dark[k] = 0.5f * (float)(k % 3);
   }
-  ag_integrate_options cases[2] = {
+  ag_integrate_options cases[3] = {
       {.npt_rad = 9, .unit = AG_RADIAL_2TH_DEG, .mask = mask, .dark = dark, .has_dummy = true, .dummy = 0,
        .error_model = AG_ERROR_POISSON, .has_polarization = true, .polarization_factor = 0.5},
       {.npt_rad = 5, .npt_azim = 4, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_NO, .error_model = AG_ERROR_POISSON},
+      {.npt_rad = 2, .unit = AG_RADIAL_2TH_DEG, .dark = dark, .error_model = AG_ERROR_POISSON},
   };
   ag_device_info info;
   CHECK_OK(ag_device_get_info(dev, &info));
   const ag_dtype dtypes[2] = {AG_F32, AG_F64};
-  for (int c = 0; c < 2; c++)
+  for (int c = 0; c < 3; c++)
     for (int t = 0; t < (info.fp64 ? 2 : 1); t++) {
       ag_integrate_options opt = cases[c];
       opt.dtype = dtypes[t];

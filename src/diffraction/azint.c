@@ -1,7 +1,7 @@
 /* src/diffraction/azint.c - integrators (include/anygpu/azint.h): the options' checks, the plan
    (azint_plan.c) and the static corrections copied to the device at creation, and each
-   integration's launches: the azint family's preprocessing kernel (kernels_shared/azint.h),
-   two sparse products (ag_spmm) and the azint family's finishing kernel. */
+   integration's one launch of the azint family (kernels_shared/azint.h), which reads the
+   frames in their own dtype and the plan's matrix once per bin and frame. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +13,18 @@
 #include "../../kernels_shared/azint.h"
 #undef AG_SHAPES_ONLY
 
-AG__SHAPE_LAUNCHER(launch_prep, AG_SHAPE_AZINT_PREP)
-AG__SHAPE_LAUNCHER(launch_finish, AG_SHAPE_AZINT_FINISH)
+AG__SHAPE_LAUNCHER(launch_csr, AG_SHAPE_AZINT_CSR)
+
+/* Rows at least this long on average go a work-group per (bin, frame) on GPUs
+   (ag_azint_csr_<frames>_<engine>_rows); shorter ones a work-item each. */
+enum { LONG_ROWS = AG_AZINT_GROUP, CPU_BINS = 16 };
 
 struct ag_integrator {
   ag_device *dev;
   ag_dtype dtype;
   size_t rows, cols, npix, nrad, nazim, nbins;
   bool two_d;
-  ag_csr *a;        /* the shares */
-  ag_csr *a2;       /* the shares squared, for the variance */
+  ag_csr *a;        /* the shares: a row per bin, a column per pixel */
   ag_array *norm;   /* npix: normalisation factor x flat x polarisation x solid angle */
   ag_array *dark;   /* npix, or NULL */
   ag_array *var;    /* npix, or NULL */
@@ -166,7 +168,6 @@ void ag_integrator_destroy(ag_integrator *integ) {
   if (integ == NULL)
     return;
   ag_csr_destroy(integ->a);
-  ag_csr_destroy(integ->a2);
   ag_array_free(integ->norm);
   ag_array_free(integ->dark);
   ag_array_free(integ->var);
@@ -175,31 +176,21 @@ void ag_integrator_destroy(ag_integrator *integ) {
   free(integ);
 }
 
-/* The matrix's shares, and their squares, on the device in the engine's dtype. */
-static ag_status upload_matrices(const char *fn, ag_integrator *in, const ag__azint_plan *plan) {
-  size_t es = ag_dtype_size(in->dtype);
+/* The matrix's shares on the device in the engine's dtype. */
+static ag_status upload_matrix(const char *fn, ag_integrator *in, const ag__azint_plan *plan) {
   size_t n = plan->nnz ? plan->nnz : 1;
-  unsigned char *v = malloc(n * es), *v2 = malloc(n * es);
-  ag_status st = AG_OK;
-  if (v == NULL || v2 == NULL)
-    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu shares", fn, plan->nnz);
-  for (size_t k = 0; st == AG_OK && k < plan->nnz; k++) {
-    double w = plan->data[k];
-    if (in->dtype == AG_F32) {
-      ((float *)v)[k] = (float)w;
-      ((float *)v2)[k] = (float)(w * w);
-    } else {
-      ((double *)v)[k] = w;
-      ((double *)v2)[k] = w * w;
-    }
+  unsigned char *v = malloc(n * ag_dtype_size(in->dtype));
+  if (v == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu shares", fn, plan->nnz);
+  for (size_t k = 0; k < plan->nnz; k++) {
+    if (in->dtype == AG_F32)
+      ((float *)v)[k] = (float)plan->data[k];
+    else
+      ((double *)v)[k] = plan->data[k];
   }
-  if (st == AG_OK)
-    st = ag_csr_create(in->dev, in->dtype, plan->nbins, plan->npix, plan->nnz, plan->indptr, plan->indices, v, &in->a);
-  if (st == AG_OK)
-    st = ag_csr_create(in->dev, in->dtype, plan->nbins, plan->npix, plan->nnz, plan->indptr, plan->indices, v2,
-                       &in->a2);
+  ag_status st =
+      ag_csr_create(in->dev, in->dtype, plan->nbins, plan->npix, plan->nnz, plan->indptr, plan->indices, v, &in->a);
   free(v);
-  free(v2);
   return st == AG_OK ? st : ag__prefix(st, fn);
 }
 
@@ -230,7 +221,7 @@ static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *
                         .rad_centres = plan->rad_centres, .azim_centres = plan->azim_centres};
   in->vmode = opt->error_model == AG_ERROR_NONE ? 0 : opt->error_model == AG_ERROR_VARIANCE ? 3 : in->two_d ? 2 : 1;
   plan->rad_centres = plan->azim_centres = NULL;
-  ag_status st = upload_matrices(fn, in, plan);
+  ag_status st = upload_matrix(fn, in, plan);
   ag__azint_plan_free(plan);
   if (st == AG_OK) {
     double *norm = malloc(in->npix * sizeof *norm);
@@ -400,6 +391,55 @@ static ag__val value_of(const ag_integrator *in, double v, engine_value *slot) {
   return (ag__val){&slot->d, sizeof slot->d};
 }
 
+/* The launch for @p batch frames: a work-group per (bin, frame) on GPUs when rows are long,
+   else a work-item each. */
+static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrator *in, const ag_array *frames,
+                                  size_t batch, ag_integrate_result *r) {
+  ag__csr_parts m = ag__csr_parts_of(in->a);
+  uint64_t limit = in->dev->info.max_loop_iterations;
+  if (limit != 0 && m.longest >= limit - 1)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: a bin takes %llu pixels, and %s (%s) ends a work-item's loops after "
+                     "%llu iterations (docs/portability.md, loop-limit)", fn, (unsigned long long)m.longest,
+                     in->dev->info.spec, in->dev->info.name, (unsigned long long)limit);
+  char name[64];
+  snprintf(name, sizeof name, "ag_azint_csr_%s_%s", ag_dtype_name(frames->dtype), ag_dtype_name(in->dtype));
+  uint64_t n = (uint64_t)in->nbins * batch;
+  ag__launch l = {.fn = fn, .q = q, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)frames->dtype,
+                  .kernel = name, .form = AG__FORM_ITEMS, .n = n};
+  ag_range range = {.dims = 1};
+  if (in->dev->traits.launch == AG__LAUNCH_GRID && m.nnz / LONG_ROWS >= in->nbins) {
+    strcat(name, "_rows");
+    const ag__builtin_kernel *k;
+    ag_status st = ag__builtin_kernel_get(in->dev, AG__FAMILY_azint, (int)frames->dtype, name, &k);
+    if (st != AG_OK)
+      return ag__prefix(st, fn);
+    size_t wg = AG_AZINT_GROUP;
+    while (wg > k->max_work_group && wg > 1)
+      wg /= 2;
+    /* Groups beyond 2^24 take further (bin, frame) pairs in the kernel's loop over groups. */
+    uint64_t groups = n < ((uint64_t)1 << 24) ? n : ((uint64_t)1 << 24);
+    range.global[0] = groups * wg;
+    range.local[0] = wg;
+    l.form = AG__FORM_GROUPS;
+    l.range = &range;
+  } else if (in->dev->traits.launch != AG__LAUNCH_GRID) {
+    /* CPUs: some 32 work-groups a core (at least CPU_BINS bins each), which the threads take
+       in turn, so that bins of many pixels (the outer rings of a 1-D integration) do not all
+       land on one thread. */
+    uint64_t per = n / ((uint64_t)in->dev->info.compute_units * 32 + 1);
+    range.local[0] = per > CPU_BINS ? per : CPU_BINS;
+    range.global[0] = (n + range.local[0] - 1) / range.local[0] * range.local[0];
+    l.range = &range;
+  }
+  engine_value v_dummy, v_ddummy, v_empty;
+  return launch_csr(&l, m.row_ptr, m.col_idx, m.values, frames, in->dark ? in->dark : in->norm, in->norm,
+                    in->var ? in->var : in->norm, (ag_u64)in->npix, (ag_u64)in->nrad, (ag_u64)in->nazim,
+                    (ag_u64)in->nbins, (ag_u32)(in->dark != NULL), (ag_u32)in->has_dummy,
+                    value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), in->vmode,
+                    value_of(in, in->empty, &v_empty), r->intensity, r->sigma, r->sum_signal, r->sum_variance,
+                    r->sum_normalization, r->count);
+}
+
 ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, ag_integrate_result *result) {
   static const char fn[] = "ag_integrate";
   AG__CHECK_NOT_NULL(fn, result);
@@ -415,59 +455,13 @@ ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, a
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, in->dev, &rq)) != AG_OK)
     return st;
-  if ((st = make_results(in, frames->ndim == 3, batch, result)) != AG_OK) {
+  if ((st = make_results(in, frames->ndim == 3, batch, result)) != AG_OK)
+    st = ag__prefix(st, fn);
+  else if (batch > 0)
+    st = launch_integrate(fn, rq, in, frames, batch, result); /* its messages name fn */
+  if (st != AG_OK)
     ag_integrate_result_free(result);
-    return ag__prefix(st, fn);
-  }
-  if (batch == 0)
-    return AG_OK;
-  ag_array *conv = NULL, *xs = NULL, *xv = NULL, *y1 = NULL, *y2 = NULL;
-  const ag_array *raw = frames;
-  size_t n_raw = batch * in->npix;
-  size_t s_xs[2] = {in->npix, 3 * batch}, s_xv[2] = {in->npix, batch};
-  size_t s_y1[2] = {in->nbins, 3 * batch}, s_y2[2] = {in->nbins, batch};
-  if (frames->dtype != in->dtype) {
-    if ((st = ag_array_create(in->dev, in->dtype, frames->ndim, frames->shape, &conv)) == AG_OK)
-      st = ag_astype(rq, frames, conv);
-    raw = conv;
-  }
-  if (st == AG_OK && (st = ag_array_create(in->dev, in->dtype, 2, s_xs, &xs)) == AG_OK &&
-      (st = ag_array_create(in->dev, in->dtype, 2, s_xv, &xv)) == AG_OK &&
-      (st = ag_array_create(in->dev, in->dtype, 2, s_y1, &y1)) == AG_OK)
-    st = ag_array_create(in->dev, in->dtype, 2, s_y2, &y2);
-  char name[64];
-  engine_value v_dummy, v_ddummy, v_empty;
-  if (st == AG_OK) {
-    snprintf(name, sizeof name, "ag_azint_prep_%s", ag_dtype_name(in->dtype));
-    ag__launch l = {.fn = fn, .q = rq, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)in->dtype,
-                    .kernel = name, .form = AG__FORM_ITEMS, .n = n_raw};
-    st = launch_prep(&l, raw, in->dark ? in->dark : in->norm, in->norm, in->var ? in->var : in->norm,
-                     (ag_u64)in->npix, (ag_u64)batch, (ag_u32)(in->dark != NULL), (ag_u32)in->has_dummy,
-                     value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), in->vmode, xs,
-                     xv);
-  }
-  if (st == AG_OK)
-    st = ag_spmm(rq, AG_NO_TRANS, in->a, xs, y1);
-  if (st == AG_OK)
-    st = ag_spmm(rq, AG_NO_TRANS, in->a2, xv, y2);
-  if (st == AG_OK) {
-    snprintf(name, sizeof name, "ag_azint_finish_%s", ag_dtype_name(in->dtype));
-    ag__launch l = {.fn = fn, .q = rq, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)in->dtype,
-                    .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * in->nbins};
-    st = launch_finish(&l, y1, y2, (ag_u64)in->nbins, (ag_u64)in->nrad, (ag_u64)in->nazim, (ag_u64)batch,
-                       value_of(in, in->empty, &v_empty), result->intensity, result->sigma, result->sum_signal,
-                       result->sum_variance, result->sum_normalization, result->count);
-  }
-  ag_array_free(conv);
-  ag_array_free(xs);
-  ag_array_free(xv);
-  ag_array_free(y1);
-  ag_array_free(y2);
-  if (st != AG_OK) {
-    ag_integrate_result_free(result);
-    return ag__prefix(st, fn);
-  }
-  return AG_OK;
+  return st;
 }
 
 /* ---- queries --------------------------------------------------------------------------------- */

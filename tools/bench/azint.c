@@ -136,14 +136,14 @@ static void az_release(az_state *s) {
   s->host = NULL;
 }
 
-/* Bytes a call moves per frame: the frame, the two sparse matrices' share (values, column
+/* Bytes a call moves per frame: the frame, the sparse matrix's share (values, column
    indices, row pointers; read once a call), the six outputs. */
 static double az_bytes(const az_state *s) {
   const ag_csr *csr;
   ag_csr_info info = {0};
   if (ag_integrator_csr(s->integ, &csr) == AG_OK)
     ag_csr_get_info(csr, &info);
-  double matrix = 2.0 * ((double)info.nnz * 8 + (double)(info.rows + 1) * 8);
+  double matrix = (double)info.nnz * 8 + (double)(info.rows + 1) * 8;
   return (double)AZ_ROWS * AZ_COLS * 4 + matrix / (double)s->row->batch + 6.0 * (double)info.rows * 4;
 }
 
@@ -320,7 +320,7 @@ void azint_footer(const totals *tot) {
            "  time passes %.0f s, at least %d), timed as the BLAS rows are. The first and last calls'\n"
            "  sum_signal is checked against the integrator's sparse matrix times the frames, in\n"
            "  double on the host, within 1e-5 of its largest value.\n"
-           "%% of limit: bytes a call moves per frame (the frame; the two sparse matrices, read once a\n"
+           "%% of limit: the fewest bytes a call moves per frame (the frame; the sparse matrix, once a\n"
            "  call, over its frames; the six outputs) times frames/s, over the copy bandwidth of\n"
            "  ag_copy measured by the same process (64 Mi float32, best of 10).\n"
            "peer: pyFAI's CSR integrator with bounding-box splitting, integrate1d_ng/integrate2d_ng,\n"

@@ -1,0 +1,153 @@
+/* kernels_shared/azint_engine.h - the azint family's kernels (kernels_shared/azint.h says what
+   they compute) for one engine dtype: included by azint.h inside the variant of the frames'
+   dtype (AG_T) with AG_AZ_ENGINE 4 (f32) or 5 (f64), once each, so it has no include guard
+   and undoes its names at the end. */
+#if AG_AZ_ENGINE == 4
+#define AG_AZ_E ag_f32
+#define AG_AZ_ESFX _f32
+#else
+#define AG_AZ_E ag_f64
+#define AG_AZ_ESFX _f64
+#endif
+
+/* This expansion's names: AG_AZ(add) is ag_az_add_u16_f32, AG_AZ_KN(ag_azint_csr) is
+   ag_azint_csr_u16_f32. */
+#define AG_AZ(fn) AG_CAT3(ag_az_##fn, AG_SFX, AG_AZ_ESFX)
+#define AG_AZ_KN(base) AG_CAT3(base, AG_SFX, AG_AZ_ESFX)
+
+/* The sums' type: double where the device has it, else f32 with a compensation term. */
+#if AG_HAVE_F64
+#define AG_AZ_A ag_f64
+#else
+#define AG_AZ_A ag_f32
+#endif
+
+typedef struct AG_AZ(sum) {
+  AG_AZ_A s, c;
+} AG_AZ(sum);
+
+/* A bin's four sums: signal, normalisation, count (the shares), variance. */
+typedef struct AG_AZ(bin) {
+  AG_AZ(sum) sig, nrm, cnt, var;
+} AG_AZ(bin);
+
+AG_INLINE AG_AZ(sum) AG_AZ(add)(AG_AZ(sum) a, AG_AZ_A v) {
+#if AG_HAVE_F64
+  a.s += v;
+#else
+  /* TwoSum: t = fl(s + v), e = (s + v) - t exactly; left out once t is not finite. */
+  AG_AZ_A t = a.s + v;
+  AG_AZ_A bv = t - a.s;
+  AG_AZ_A e = (a.s - (t - bv)) + (v - bv);
+  a.s = t;
+  a.c += t - t == 0 ? e : (AG_AZ_A)0;
+#endif
+  return a;
+}
+
+AG_INLINE AG_AZ(sum) AG_AZ(merge)(AG_AZ(sum) a, AG_AZ(sum) b) {
+  a = AG_AZ(add)(a, b.s);
+  a.c += b.c;
+  return a;
+}
+
+AG_INLINE AG_AZ(bin) AG_AZ(zero)(void) {
+  AG_AZ(bin) a;
+  a.sig.s = a.sig.c = a.nrm.s = a.nrm.c = a.cnt.s = a.cnt.c = a.var.s = a.var.c = 0;
+  return a;
+}
+
+AG_INLINE AG_AZ(bin) AG_AZ(merge_bin)(AG_AZ(bin) a, AG_AZ(bin) b) {
+  a.sig = AG_AZ(merge)(a.sig, b.sig);
+  a.nrm = AG_AZ(merge)(a.nrm, b.nrm);
+  a.cnt = AG_AZ(merge)(a.cnt, b.cnt);
+  a.var = AG_AZ(merge)(a.var, b.var);
+  return a;
+}
+
+/* x is finite: x - x is 0 for finite x and NaN for Inf and NaN, in every dialect. */
+#define AG_AZ_FINITE(x) ((x) - (x) == 0)
+
+/* Pixel p of frame f (its first pixel) with share w, added to bin a. */
+AG_INLINE AG_AZ(bin) AG_AZ(pixel)(AG_AZ(bin) a, AG_AZ_E w, ag_u64 p, AG_GLOBAL const AG_T *f,
+                                  AG_GLOBAL const AG_AZ_E *dark, AG_GLOBAL const AG_AZ_E *norm,
+                                  AG_GLOBAL const AG_AZ_E *var, ag_u32 has_dark, ag_u32 has_dummy,
+                                  AG_AZ_E dummy, AG_AZ_E ddummy, ag_u32 vmode) {
+  AG_AZ_E raw = (AG_AZ_E)f[p];
+  AG_AZ_E sig = raw - (has_dark ? dark[p] : (AG_AZ_E)0);
+  AG_AZ_E nrm = norm[p];
+  AG_AZ_E v = vmode == 1 ? (raw > (AG_AZ_E)1 ? raw : (AG_AZ_E)1)
+              : vmode == 2 ? raw
+              : vmode == 3 ? var[p]
+                           : (AG_AZ_E)0;
+  bool bad = !AG_AZ_FINITE(sig) || !AG_AZ_FINITE(nrm) || nrm == (AG_AZ_E)0 || !AG_AZ_FINITE(v);
+  if (has_dummy) {
+    AG_AZ_E off = raw - dummy;
+    bad = bad || (ddummy == (AG_AZ_E)0 ? raw == dummy : (off < 0 ? -off : off) <= ddummy);
+  }
+  /* Selects rather than a branch: a left-out pixel adds zeros. */
+  AG_AZ_A wa = bad ? (AG_AZ_A)0 : (AG_AZ_A)w;
+  a.sig = AG_AZ(add)(a.sig, wa * (AG_AZ_A)(bad ? (AG_AZ_E)0 : sig));
+  a.nrm = AG_AZ(add)(a.nrm, wa * (AG_AZ_A)(bad ? (AG_AZ_E)0 : nrm));
+  a.cnt = AG_AZ(add)(a.cnt, wa);
+  a.var = AG_AZ(add)(a.var, wa * wa * (AG_AZ_A)(bad ? (AG_AZ_E)0 : v));
+  return a;
+}
+
+AG_INLINE AG_AZ_E AG_AZ(total)(AG_AZ(sum) a) { return (AG_AZ_E)(a.s + a.c); }
+
+/* The math name stays out of the kernel macro's arguments (variant.h says why). */
+AG_INLINE AG_AZ_E AG_AZ(sqrt)(AG_AZ_E x) { return AG_CAT2(AG_SQRT, AG_AZ_ESFX)(x); }
+
+/* Bin r of frame b's six results. */
+AG_INLINE void AG_AZ(store)(AG_AZ(bin) a, ag_u64 r, ag_u64 b, ag_u64 nrad, ag_u64 nazim, AG_AZ_E empty,
+                            AG_GLOBAL AG_AZ_E *intensity, AG_GLOBAL AG_AZ_E *sigma, AG_GLOBAL AG_AZ_E *sum_signal,
+                            AG_GLOBAL AG_AZ_E *sum_variance, AG_GLOBAL AG_AZ_E *sum_norm,
+                            AG_GLOBAL AG_AZ_E *count) {
+  ag_u64 o = (b * nazim + r % nazim) * nrad + r / nazim;
+  AG_AZ_E s = AG_AZ(total)(a.sig), w = AG_AZ(total)(a.nrm), c = AG_AZ(total)(a.cnt), v = AG_AZ(total)(a.var);
+  bool any = c > (AG_AZ_E)0;
+  intensity[o] = any ? s / w : empty;
+  sigma[o] = any ? AG_AZ(sqrt)(v) / w : empty;
+  sum_signal[o] = s;
+  sum_variance[o] = v;
+  sum_norm[o] = w;
+  count[o] = c;
+}
+
+AG_ITEMS(AG_AZ_KN(ag_azint_csr), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, , {
+  ag_u64 r = i % nbins, b = i / nbins;
+  AG_GLOBAL const AG_T *f = frames + b * npix;
+  AG_AZ(bin) a = AG_AZ(zero)();
+  for (ag_u64 k = row_ptr[r], k1 = row_ptr[r + 1]; k < k1; k++)
+    a = AG_AZ(pixel)(a, val[k], col_idx[k], f, dark, norm, var, has_dark, has_dummy, dummy, ddummy, vmode);
+  AG_AZ(store)(a, r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance, sum_norm, count);
+})
+
+/* Work-group g takes row g % nbins of frame g / nbins: item l takes entries l, l + size, ...
+   (neighbouring items read neighbouring entries), then the sums meet pairwise. */
+AG_GROUPS(AG_CAT2(AG_AZ_KN(ag_azint_csr), _rows), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, ,
+          AG_LOCAL_MEM AG_AZ(bin) sh[AG_AZINT_GROUP];, {
+  ag_u32 l = AG_LOCAL_ID, size = AG_LOCAL_SIZE;
+  ag_u64 r = g % nbins, b = g / nbins;
+  AG_GLOBAL const AG_T *f = frames + b * npix;
+  AG_AZ(bin) a = AG_AZ(zero)();
+  for (ag_u64 k = row_ptr[r] + l, k1 = row_ptr[r + 1]; k < k1; k += size)
+    a = AG_AZ(pixel)(a, val[k], col_idx[k], f, dark, norm, var, has_dark, has_dummy, dummy, ddummy, vmode);
+  sh[l] = a;
+  AG_BARRIER();
+  for (ag_u32 w = size / 2; w > 0; w >>= 1) {
+    if (l < w)
+      sh[l] = AG_AZ(merge_bin)(sh[l], sh[l + w]);
+    AG_BARRIER();
+  }
+  if (l == 0)
+    AG_AZ(store)(sh[0], r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance, sum_norm, count);
+})
+
+#undef AG_AZ_FINITE
+#undef AG_AZ_A
+#undef AG_AZ_KN
+#undef AG_AZ
+#undef AG_AZ_ESFX
+#undef AG_AZ_E
