@@ -671,6 +671,43 @@ START_TEST(an_f64_engine_needs_double_precision) {
 }
 END_TEST
 
+/* A bin of more pixels than the device's loop limit (rusticl's llvmpipe: 65535) is refused
+   there, naming the limit; elsewhere it integrates: 300 x 300 pixels of the same value into
+   one bin give that value. */
+START_TEST(a_bin_beyond_the_loop_limit_is_refused_or_integrated) {
+  ag_device *dev = test_device(_i);
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  enum { SIDE = 300 };
+  ag_poni p = {.dist = 0.1, .poni1 = 0.0151, .poni2 = 0.0149, .pixel1 = 1e-4, .pixel2 = 1e-4, .rows = SIDE,
+               .cols = SIDE};
+  ag_integrate_options opt = {.npt_rad = 1, .unit = AG_RADIAL_R_MM, .no_solid_angle = true};
+  ag_integrator *integ;
+  CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+  size_t shape[2] = {SIDE, SIDE};
+  ag_array *frame;
+  CHECK_OK(ag_array_create(dev, AG_F32, 2, shape, &frame));
+  CHECK_OK(ag_fill(NULL, frame, 7.0));
+  ag_integrate_result r;
+  if (info.max_loop_iterations != 0 && info.max_loop_iterations < SIDE * SIDE) {
+    CHECK_FAILS(ag_integrate(NULL, integ, frame, &r), AG_ERR_UNSUPPORTED, "ag_integrate", "loop-limit");
+    ck_assert_ptr_null(r.intensity);
+    printf("%s: a bin of %d pixels is refused: %s\n", test_label(), SIDE * SIDE, ag_last_error());
+  } else {
+    CHECK_OK(ag_integrate(NULL, integ, frame, &r));
+    float got[2];
+    CHECK_OK(ag_array_to_host(r.intensity, got, sizeof(float)));
+    CHECK_OK(ag_array_to_host(r.count, got + 1, sizeof(float)));
+    ck_assert_msg(fabsf(got[0] - 7.0f) <= 7.0f * 1e-6f && got[1] > 0.99f * SIDE * SIDE,
+                  "%s: one bin of %d pixels of 7: intensity %.9g, count %.9g", test_label(), SIDE * SIDE, got[0],
+                  got[1]);
+    ag_integrate_result_free(&r);
+  }
+  ag_array_free(frame);
+  ag_integrator_destroy(integ);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   char why[600];
   bool pyfai = test_pyfai_available(why, sizeof why);
@@ -689,6 +726,8 @@ void suite_build(Suite *s, const char *backend) {
     add_device_test(own, "1-D integration matches a long double reference",
                     one_d_integration_matches_a_long_double_reference);
     add_device_test(own, "an f64 engine needs double precision", an_f64_engine_needs_double_precision);
+    add_device_test(own, "a bin beyond the loop limit is refused or integrated",
+                    a_bin_beyond_the_loop_limit_is_refused_or_integrated);
     add_device_test(own, "an integrator from an exported matrix gives the same results",
                     an_integrator_from_an_exported_matrix_gives_the_same_results);
   }

@@ -8,8 +8,9 @@
    matrix of pixel shares (each output bin a row, each pixel a column) is built on the host in
    double precision, as pyFAI builds it, and stored on the device with the per-pixel
    corrections (solid angle, polarisation, flat, normalisation factor). Each ag_integrate()
-   then runs on the device: a preprocessing kernel (the frame's conversion, dummies, dark,
-   corrections, variance), two sparse products and a kernel that divides.
+   then runs on the device as one kernel, which reads the frames in their own dtype and each
+   bin's row of the matrix, applies dummies, dark, corrections and variance per pixel, sums the
+   bin and divides.
 
    Threads: an integrator is immutable once made; any number of threads may integrate with it
    at once, each on its own queue. Ownership: ag_integrator_create() gives the caller an
