@@ -95,6 +95,14 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_C128(re, im) ((ag_c128){(re), (im)})
 #endif
 
+/* Before a short loop of independent lanes (a fixed count of accumulators): the host
+   compiler is asked to vectorise it; GPU dialects run each work-item's loop as it is. */
+#if AG_DIALECT_HOST
+#define AG_SIMD _Pragma("omp simd")
+#else
+#define AG_SIMD
+#endif
+
 /* Real math on one spelling: OpenCL C and CUDA C++ overload sqrt, exp... on float and double;
    host C gets the float forms by name. */
 #if AG_DIALECT_HOST

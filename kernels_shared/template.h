@@ -11,11 +11,18 @@
    ag_tm_keep_<t>:      the positions of the `keep` best scores of each frame of count, best
                         first (descending, NaN last, ties to the lower position), an item per
                         (b, k): each counts the scores ranked before its own;
+   ag_tm_unroll_<t>:    each frame's columns as rows, each read around the circle past one
+                        turn: rows[b][r][u] = polar[b][u mod n_theta][r], u below width
+                        (2 n_theta + AG_TM_CHUNK), so that every rotation of a spot is a
+                        stretch of one row;
    ag_tm_score_<t>:     for candidate k of frame b (template kept[b][k], or k), the correlation
-                        at every in-plane shift s of sum_j polar[(s + theta_j) % n_theta][r_j] I_j
-                        and of its mirror, polar[(s - theta_j) mod n_theta][r_j]; the first
-                        best shift of each, and the better of the two (the template on a tie),
-                        an item per (b, k);
+                        at the AG_TM_CHUNK in-plane shifts s of chunk c of
+                        sum_j polar[(s + theta_j) mod n_theta][r_j] I_j and of its mirror,
+                        polar[(s - theta_j) mod n_theta][r_j]: rows[b][r_j][theta_j + s] and
+                        rows[b][r_j][n_theta - theta_j + s], the spots added in order for each
+                        shift; the first best shift of the chunk of each, an item per (b, k, c);
+   ag_tm_pick_<t>:      the first best shift over the chunks of each, and the better of the
+                        two (the template on a tie), an item per (b, k);
    ag_tm_best_<t>:      the n_best best candidates of each frame as ag_tm_keep_<t> ranks them,
                         written as (template, correlation, angle in degrees, sign).
    Normalised cross-correlation, per frame of a stack [B][qh][qw] (the padded image):
@@ -34,10 +41,19 @@
 #define AG_SHAPE_TM_PREFILTER(A, V, B, T1, T2, T3)                                                 \
   B(const T1, integ) A(const T1, psum) V(ag_u64, n_templates) V(ag_u64, n_r) A(T1, fast)
 #define AG_SHAPE_TM_KEEP(A, V, B, T1, T2, T3) A(const T1, score) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
+#define AG_SHAPE_TM_UNROLL(A, V, B, T1, T2, T3)                                                    \
+  A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows)
 #define AG_SHAPE_TM_SCORE(A, V, B, T1, T2, T3)                                                     \
-  A(const T1, polar) A(const ag_u32, kept) V(ag_u64, use_kept) B(const ag_u64, spot_start)             \
+  A(const T1, rows) A(const ag_u32, kept) V(ag_u64, use_kept) B(const ag_u64, spot_start)              \
       B(const ag_u64, spot_end) B(const ag_u32, spot_r) B(const ag_u32, spot_theta) B(const T1, spot_i)  \
-      V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, count) A(T1, corr) A(ag_u32, shift) A(ag_i32, sgn)
+      V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) V(ag_u64, count) V(ag_u64, chunks)              \
+      A(T1, cbest) A(ag_u32, cat) A(T1, cbest_m) A(ag_u32, cat_m)
+#define AG_SHAPE_TM_PICK(A, V, B, T1, T2, T3)                                                      \
+  A(const T1, cbest) A(const ag_u32, cat) A(const T1, cbest_m) A(const ag_u32, cat_m) V(ag_u64, chunks)  \
+      A(T1, corr) A(ag_u32, shift) A(ag_i32, sgn)
+
+/* The shifts one work-item of ag_tm_score_<t> scores. */
+#define AG_TM_CHUNK 8
 #define AG_SHAPE_TM_BEST(A, V, B, T1, T2, T3)                                                      \
   A(const T1, corr) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept) V(ag_u64, use_kept)  \
       A(const T1, norm) V(ag_u64, use_norm) V(ag_u64, count) V(ag_u64, n_best) V(T1, deg_step)      \
@@ -62,16 +78,11 @@
 #define AG_TM(fn) AG_CAT2(ag_tm_##fn, AG_SFX)
 
 /* Whether score a at position ka ranks before score b at kb: larger first, NaN last, and
-   equal scores (NaN among them) by position. */
+   equal scores (NaN among them) by position. Without branches, so that a CPU compiler
+   vectorises the count below. */
 AG_INLINE int AG_TM(before)(AG_T a, ag_u64 ka, AG_T b, ag_u64 kb) {
-  if (a > b)
-    return 1;
-  if (a < b)
-    return 0;
   int a_nan = a != a, b_nan = b != b;
-  if (a_nan != b_nan)
-    return b_nan;
-  return ka < kb;
+  return (a > b) | (b_nan & !a_nan) | (((a == b) | (a_nan & b_nan)) & (ka < kb));
 }
 
 /* How many of the count scores at s rank before s[k]. */
@@ -98,35 +109,67 @@ AG_ITEMS(AG_KN(ag_tm_keep), AG_SHAPE_TM_KEEP, AG_T, , , {
     kept[b * keep + rank] = (ag_u32)k;
 })
 
-/* The rolls are taken without a division per spot: theta_j < n_theta. */
+AG_ITEMS(AG_KN(ag_tm_unroll), AG_SHAPE_TM_UNROLL, AG_T, , , {
+  ag_u64 u = i % width, r = i / width % n_r, b = i / (width * n_r);
+  rows[i] = polar[(b * n_theta + u % n_theta) * n_r + r];
+})
+
+/* Shift s0 + q of the chunk reads element theta_j + s0 + q of the spot's row, below
+   2 n_theta + AG_TM_CHUNK - 2, so shifts past n_theta (in the last chunk) read within the row
+   and are left out of the best. */
 AG_ITEMS(AG_KN(ag_tm_score), AG_SHAPE_TM_SCORE, AG_T, , , {
-  ag_u64 b = i / count, k = i % count;
-  ag_u64 t = use_kept ? (ag_u64)kept[i] : k;
-  AG_GLOBAL const AG_T *img = polar + b * n_theta * n_r;
-  ag_u64 j0 = spot_start[t], j1 = spot_end[t];
-  AG_T best = 0, best_m = 0;
-  ag_u32 at = 0, at_m = 0;
-  for (ag_u64 s = 0; s < n_theta; s++) {
-    AG_T acc = 0, acc_m = 0;
-    for (ag_u64 j = j0; j < j1; j++) {
-      ag_u64 th = spot_theta[j], r = spot_r[j];
-      ag_u64 up = s + th >= n_theta ? s + th - n_theta : s + th;
-      ag_u64 down = s >= th ? s - th : s + n_theta - th;
-      acc += img[up * n_r + r] * spot_i[j];
-      acc_m += img[down * n_r + r] * spot_i[j];
+  ag_u64 c = i % chunks, bk = i / chunks, b = bk / count, k = bk % count;
+  ag_u64 t = use_kept ? (ag_u64)kept[bk] : k;
+  ag_u64 s0 = c * AG_TM_CHUNK;
+  AG_T acc[AG_TM_CHUNK], acc_m[AG_TM_CHUNK];
+  for (int q = 0; q < AG_TM_CHUNK; q++)
+    acc[q] = acc_m[q] = 0;
+  for (ag_u64 j = spot_start[t], j1 = spot_end[t]; j < j1; j++) {
+    AG_GLOBAL const AG_T *row = rows + (b * n_r + spot_r[j]) * width + s0;
+    AG_GLOBAL const AG_T *up = row + spot_theta[j], *down = row + (n_theta - spot_theta[j]);
+    AG_T w = spot_i[j];
+    AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++) {
+      acc[q] += up[q] * w;
+      acc_m[q] += down[q] * w;
     }
-    if (s == 0 || acc > best) {
-      best = acc;
-      at = (ag_u32)s;
+  }
+  AG_T best = acc[0], best_m = acc_m[0];
+  ag_u32 at = (ag_u32)s0, at_m = (ag_u32)s0;
+  for (int q = 1; q < AG_TM_CHUNK; q++) {
+    if (s0 + (ag_u64)q >= n_theta)
+      break;
+    if (acc[q] > best) {
+      best = acc[q];
+      at = (ag_u32)(s0 + (ag_u64)q);
     }
-    if (s == 0 || acc_m > best_m) {
-      best_m = acc_m;
-      at_m = (ag_u32)s;
+    if (acc_m[q] > best_m) {
+      best_m = acc_m[q];
+      at_m = (ag_u32)(s0 + (ag_u64)q);
+    }
+  }
+  cbest[i] = best;
+  cat[i] = at;
+  cbest_m[i] = best_m;
+  cat_m[i] = at_m;
+})
+
+AG_ITEMS(AG_KN(ag_tm_pick), AG_SHAPE_TM_PICK, AG_T, , , {
+  AG_GLOBAL const AG_T *v = cbest + i * chunks, *v_m = cbest_m + i * chunks;
+  AG_T best = v[0], best_m = v_m[0];
+  ag_u64 at = 0, at_m = 0;
+  for (ag_u64 c = 1; c < chunks; c++) {
+    if (v[c] > best) {
+      best = v[c];
+      at = c;
+    }
+    if (v_m[c] > best_m) {
+      best_m = v_m[c];
+      at_m = c;
     }
   }
   int direct = best >= best_m;
   corr[i] = direct ? best : best_m;
-  shift[i] = direct ? at : at_m;
+  shift[i] = direct ? cat[i * chunks + at] : cat_m[i * chunks + at_m];
   sgn[i] = direct ? 1 : -1;
 })
 

@@ -14,7 +14,9 @@
 
 AG__SHAPE_LAUNCHER(launch_prefilter, AG_SHAPE_TM_PREFILTER)
 AG__SHAPE_LAUNCHER(launch_keep, AG_SHAPE_TM_KEEP)
+AG__SHAPE_LAUNCHER(launch_unroll, AG_SHAPE_TM_UNROLL)
 AG__SHAPE_LAUNCHER(launch_score, AG_SHAPE_TM_SCORE)
+AG__SHAPE_LAUNCHER(launch_pick, AG_SHAPE_TM_PICK)
 AG__SHAPE_LAUNCHER(launch_best, AG_SHAPE_TM_BEST)
 
 /* The two precisions a library holds its values in: [0] f32, [1] f64 (devices with double
@@ -264,10 +266,12 @@ static ag_status check_match(const char *fn, const ag_template_library *lib, con
 /* The arrays a match makes and frees. */
 typedef struct match_scratch {
   ag_array *polar3, *flat, *norm, *psum, *fast, *kept, *corr, *shift, *sgn;
+  ag_array *rows, *cbest, *cat, *cbest_m, *cat_m; /* the full correlation's (score) */
 } match_scratch;
 
 static void scratch_free(match_scratch *s) {
-  ag_array *all[] = {s->polar3, s->flat, s->norm, s->psum, s->fast, s->kept, s->corr, s->shift, s->sgn};
+  ag_array *all[] = {s->polar3, s->flat, s->norm, s->psum, s->fast,  s->kept,    s->corr,
+                     s->shift,  s->sgn,  s->rows, s->cbest, s->cat, s->cbest_m, s->cat_m};
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
     ag_array_free(all[k]);
 }
@@ -292,6 +296,39 @@ static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_librar
     return st;
   snprintf(name, sizeof name, "ag_tm_keep_%s", ag_dtype_name(t));
   return launch_keep(&l, s->fast, (ag_u64)lib->n_templates, (ag_u64)keep, s->kept);
+}
+
+/* The full correlation of each frame's @p keep candidates at every shift and mirrored: the
+   frames unrolled (ag_tm_unroll), scored a chunk of shifts an item (ag_tm_score), the chunks'
+   best picked (ag_tm_pick) into s->corr, s->shift and s->sgn. */
+static ag_status full_correlation(const char *fn, ag_queue *q, const ag_template_library *lib, int p, bool normalised,
+                                  size_t batch, size_t keep, bool prefiltered, match_scratch *s) {
+  ag_dtype t = s->polar3->dtype;
+  size_t width = 2 * lib->n_theta + AG_TM_CHUNK, chunks = (lib->n_theta + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
+  const size_t rows_shape[3] = {batch, lib->n_r, width}, chunk_shape[3] = {batch, keep, chunks};
+  ag_status st;
+  if ((st = ag_array_create(lib->dev, t, 3, rows_shape, &s->rows)) != AG_OK ||
+      (st = ag_array_create(lib->dev, t, 3, chunk_shape, &s->cbest)) != AG_OK ||
+      (st = ag_array_create(lib->dev, AG_U32, 3, chunk_shape, &s->cat)) != AG_OK ||
+      (st = ag_array_create(lib->dev, t, 3, chunk_shape, &s->cbest_m)) != AG_OK ||
+      (st = ag_array_create(lib->dev, AG_U32, 3, chunk_shape, &s->cat_m)) != AG_OK)
+    return ag__prefix(st, fn);
+  char name[64];
+  snprintf(name, sizeof name, "ag_tm_unroll_%s", ag_dtype_name(t));
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
+                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * lib->n_r * width};
+  if ((st = launch_unroll(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows)) != AG_OK)
+    return st;
+  snprintf(name, sizeof name, "ag_tm_score_%s", ag_dtype_name(t));
+  l.n = (uint64_t)batch * keep * chunks;
+  if ((st = launch_score(&l, s->rows, s->kept, (ag_u64)prefiltered, lib->spot_start, lib->spot_end, lib->spot_r,
+                         lib->spot_theta, lib->spot_i[normalised][p], (ag_u64)lib->n_theta, (ag_u64)lib->n_r,
+                         (ag_u64)width, (ag_u64)keep, (ag_u64)chunks, s->cbest, s->cat, s->cbest_m, s->cat_m)) !=
+      AG_OK)
+    return st;
+  snprintf(name, sizeof name, "ag_tm_pick_%s", ag_dtype_name(t));
+  l.n = (uint64_t)batch * keep;
+  return launch_pick(&l, s->cbest, s->cat, s->cbest_m, s->cat_m, (ag_u64)chunks, s->corr, s->shift, s->sgn);
 }
 
 ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const ag_array *polar,
@@ -335,14 +372,11 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
   bool normalised = opt->normalize_templates;
   if (prefiltered && (st = prefilter(fn, rq, lib, p, normalised, batch, keep, &s)) != AG_OK)
     goto done;
+  if ((st = full_correlation(fn, rq, lib, p, normalised, batch, keep, prefiltered, &s)) != AG_OK)
+    goto done;
   char name[64];
-  snprintf(name, sizeof name, "ag_tm_score_%s", ag_dtype_name(t));
   ag__launch l = {.fn = fn, .q = rq, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
                   .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * keep};
-  if ((st = launch_score(&l, s.polar3, s.kept, (ag_u64)prefiltered, lib->spot_start, lib->spot_end, lib->spot_r,
-                         lib->spot_theta, lib->spot_i[normalised][p], (ag_u64)lib->n_theta, (ag_u64)lib->n_r,
-                         (ag_u64)keep, s.corr, s.shift, s.sgn)) != AG_OK)
-    goto done;
   double step = 360.0 / (double)lib->n_theta;
   float step_f = (float)step;
   ag__val deg_step = t == AG_F64 ? (ag__val){&step, sizeof step} : (ag__val){&step_f, sizeof step_f};
