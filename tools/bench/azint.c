@@ -206,8 +206,10 @@ int azint_child(const char *spec) {
 
 /* ---- the parent's side ------------------------------------------------------------------- */
 
-static void az_print(const device_entry *d, const az_row *row, bool csv, double fps, double pct, const char *peer,
-                     double peer_fps, int rounds) {
+/* One row of frames/s, as the azint and template-match rows print it: @p pct 0 prints no
+   % of limit, an empty @p peer no peer, a @p peer_fps of 0 a peer without a figure. */
+void frames_row_print(const char *spec, const char *row, size_t elements, bool csv, double fps, double pct,
+                      const char *peer, double peer_fps, int rounds) {
   char v[32] = "-", p[32] = "-", pv[32] = "", ratio[32] = "";
   if (fps > 0)
     snprintf(v, sizeof v, csv ? "%.3f" : "%.1f", fps);
@@ -221,11 +223,16 @@ static void az_print(const device_entry *d, const az_row *row, bool csv, double 
       snprintf(ratio, sizeof ratio, csv ? "%.3f" : "%.2fx", fps / peer_fps);
   }
   if (csv)
-    printf("%s,%s,f32,%zu,%s,frames/s,%s,%s,%s,%s\n", d->spec, row->name, row->batch * AZ_ROWS * AZ_COLS, v,
-           fps > 0 ? p : "", peer_fps > 0 ? peer : "", peer_fps > 0 ? pv : "", ratio);
+    printf("%s,%s,f32,%zu,%s,frames/s,%s,%s,%s,%s\n", spec, row, elements, v, fps > 0 && pct > 0 ? p : "",
+           peer_fps > 0 ? peer : "", peer_fps > 0 ? pv : "", ratio);
   else
-    printf("  %-17s %9s %-8s %10s %-6s %10s %8s %6d\n", row->name, v, "frames/s", p, peer, pv, ratio, rounds);
+    printf("  %-17s %9s %-8s %10s %-6s %10s %8s %6d\n", row, v, "frames/s", p, peer, pv, ratio, rounds);
   fflush(stdout);
+}
+
+static void az_print(const device_entry *d, const az_row *row, bool csv, double fps, double pct, const char *peer,
+                     double peer_fps, int rounds) {
+  frames_row_print(d->spec, row->name, row->batch * AZ_ROWS * AZ_COLS, csv, fps, pct, peer, peer_fps, rounds);
 }
 
 int azint_device(const char *self, const device_entry *d, unsigned rows, bool csv, totals *tot) {

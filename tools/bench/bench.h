@@ -49,6 +49,7 @@ typedef struct totals {
   bool peer[2];      /* numpy, CuPy figures were printed */
   bool any_linalg;   /* a BLAS and FFT table was printed */
   bool any_azint;    /* an azimuthal integration table was printed */
+  bool any_template; /* a template matching table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -98,6 +99,15 @@ unsigned azint_mask(const char *only);
 int azint_child(const char *spec);
 int azint_device(const char *self, const device_entry *d, unsigned rows, bool csv, totals *tot);
 void azint_footer(const totals *tot);
+void frames_row_print(const char *spec, const char *row, size_t elements, bool csv, double fps, double pct,
+                      const char *peer, double peer_fps, int rounds);
+
+/* ---- the template matching row (template.c) --------------------------------------------- */
+
+bool template_selected(const char *only);
+int template_child(const char *spec);
+int template_device(const char *self, const device_entry *d, bool csv, totals *tot);
+void template_footer(const totals *tot);
 
 /* ---- the Python peer (peer.c) ----------------------------------------------------------- */
 

@@ -30,7 +30,13 @@
    call, "ready MS" with the wall-clock time of the first call (synchronized, on a GPU);
    "round" runs a timed call, "time MS"; "free" checks the last call's result and drops the
    arrays, "ok". Exits 1 with a message when a check fails. numpy.fft has no out=, so each FFT
-   call allocates its result (numpy 1.x computes in complex128 whatever the input). */
+   call allocates its result (numpy 1.x computes in complex128 whatever the input).
+
+   peer_template.py: the template matching row's peer, numpy on the CPU whatever the device.
+   argv: cpu FOLDER frac_keep n_best. "setup ROW" reads template.c's .npy files from FOLDER
+   and runs a first call, "ready MS" (or "skip REASON"); "hits" prints the last call's best
+   matches of the first and last frames, which template.c checks; "round" runs a timed call,
+   "time MS"; "free" drops the arrays, "ok". */
 extern const ag__embedded peer_scripts[];
 
 /* The script of peer @p peer ("peer_stream" or "peer_linalg"): peer_prelude.py, then the
