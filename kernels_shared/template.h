@@ -8,9 +8,12 @@
    ag_tm_prefilter_<t>: fast[b][t] = sum over r of integ[t][r] * psum[b][r] * r / n_r, psum
                         being the frame summed over theta: the score of the integrated
                         template t, an item per (b, t);
+   ag_tm_cut_<t>:       the value of each frame's keep-th best score of count (descending, NaN
+                        last), by selection in a copy (work), an item per frame;
    ag_tm_keep_<t>:      the positions of the `keep` best scores of each frame of count, best
                         first (descending, NaN last, ties to the lower position), an item per
-                        (b, k): each counts the scores ranked before its own;
+                        (b, k): a score below the frame's cut is not kept; any other counts the
+                        scores ranked before its own;
    ag_tm_unroll_<t>:    each frame's columns as rows, each read around the circle past one
                         turn: rows[b][r][u] = polar[b][u mod n_theta][r], u below width
                         (2 n_theta + AG_TM_CHUNK), so that every rotation of a spot is a
@@ -23,8 +26,9 @@
                         shift; the first best shift of the chunk of each, an item per (b, k, c);
    ag_tm_pick_<t>:      the first best shift over the chunks of each, and the better of the
                         two (the template on a tie), an item per (b, k);
-   ag_tm_best_<t>:      the n_best best candidates of each frame as ag_tm_keep_<t> ranks them,
-                        written as (template, correlation, angle in degrees, sign).
+   ag_tm_best_<t>:      the n_best best candidates of each frame as ag_tm_keep_<t> ranks them
+                        (with the cut of the n_best-th), written as (template, correlation,
+                        angle in degrees, sign).
    Normalised cross-correlation, per frame of a stack [B][qh][qw] (the padded image):
    ag_ncc_pad_<t>:      out = the frame at (y - top, x - left), or fill outside it;
    ag_ncc_rows_<t>:     the sum, the sum of squares, the least and the largest of tw consecutive
@@ -40,7 +44,9 @@
    type. ---- */
 #define AG_SHAPE_TM_PREFILTER(A, V, B, T1, T2, T3)                                                 \
   B(const T1, integ) A(const T1, psum) V(ag_u64, n_templates) V(ag_u64, n_r) A(T1, fast)
-#define AG_SHAPE_TM_KEEP(A, V, B, T1, T2, T3) A(const T1, score) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
+#define AG_SHAPE_TM_CUT(A, V, B, T1, T2, T3) A(const T1, score) V(ag_u64, count) V(ag_u64, keep) A(T1, work) A(T1, cut)
+#define AG_SHAPE_TM_KEEP(A, V, B, T1, T2, T3)                                                      \
+  A(const T1, score) A(const T1, cut) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
 #define AG_SHAPE_TM_UNROLL(A, V, B, T1, T2, T3)                                                    \
   A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows)
 #define AG_SHAPE_TM_SCORE(A, V, B, T1, T2, T3)                                                     \
@@ -55,8 +61,8 @@
 /* The shifts one work-item of ag_tm_score_<t> scores. */
 #define AG_TM_CHUNK 8
 #define AG_SHAPE_TM_BEST(A, V, B, T1, T2, T3)                                                      \
-  A(const T1, corr) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept) V(ag_u64, use_kept)  \
-      A(const T1, norm) V(ag_u64, use_norm) V(ag_u64, count) V(ag_u64, n_best) V(T1, deg_step)      \
+  A(const T1, corr) A(const T1, cut) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept)      \
+      V(ag_u64, use_kept) A(const T1, norm) V(ag_u64, use_norm) V(ag_u64, count) V(ag_u64, n_best) V(T1, deg_step)      \
       A(ag_u32, best_index) A(T1, best_corr) A(T1, best_angle) A(ag_i32, best_sgn)
 #define AG_SHAPE_NCC_PAD(A, V, B, T1, T2, T3)                                                      \
   A(const T1, x) V(ag_u64, h) V(ag_u64, w) V(ag_u64, qh) V(ag_u64, qw) V(ag_u64, top) V(ag_u64, left)   \
@@ -85,6 +91,9 @@ AG_INLINE int AG_TM(before)(AG_T a, ag_u64 ka, AG_T b, ag_u64 kb) {
   return (a > b) | (b_nan & !a_nan) | (((a == b) | (a_nan & b_nan)) & (ka < kb));
 }
 
+/* Whether value a ranks before value b, positions aside: larger first, NaN last. */
+AG_INLINE int AG_TM(above)(AG_T a, AG_T b) { return a > b || (b != b && a == a); }
+
 /* How many of the count scores at s rank before s[k]. */
 AG_INLINE ag_u64 AG_TM(rank)(AG_GLOBAL const AG_T *s, ag_u64 count, ag_u64 k) {
   ag_u64 rank = 0;
@@ -102,8 +111,45 @@ AG_ITEMS(AG_KN(ag_tm_prefilter), AG_SHAPE_TM_PREFILTER, AG_T, , , {
   fast[i] = acc;
 })
 
+/* Hoare's selection of the element of rank keep - 1 in the frame's copy: each pass splits
+   [lo, hi] around a pivot and goes on in the part that holds that rank. Each inner scan stops
+   at the pivot's value at the latest, so it stays within [lo, hi]. */
+AG_ITEMS(AG_KN(ag_tm_cut), AG_SHAPE_TM_CUT, AG_T, , , {
+  AG_GLOBAL AG_T *w = work + i * count;
+  for (ag_u64 k = 0; k < count; k++)
+    w[k] = score[i * count + k];
+  ag_i64 lo = 0, hi = (ag_i64)count - 1, kth = (ag_i64)keep - 1;
+  while (lo < hi) {
+    AG_T pivot = w[lo + (hi - lo) / 2];
+    ag_i64 a = lo, z = hi;
+    while (a <= z) {
+      while (AG_TM(above)(w[a], pivot))
+        a++;
+      while (AG_TM(above)(pivot, w[z]))
+        z--;
+      if (a <= z) {
+        AG_T x = w[a];
+        w[a] = w[z];
+        w[z] = x;
+        a++;
+        z--;
+      }
+    }
+    /* [lo, z] ranks no later than the pivot, [a, hi] no earlier, between them its equals. */
+    if (kth <= z)
+      hi = z;
+    else if (kth >= a)
+      lo = a;
+    else
+      break;
+  }
+  cut[i] = w[kth];
+})
+
 AG_ITEMS(AG_KN(ag_tm_keep), AG_SHAPE_TM_KEEP, AG_T, , , {
   ag_u64 b = i / count, k = i % count;
+  if (AG_TM(above)(cut[b], score[i]))
+    continue; /* at least keep scores rank before it */
   ag_u64 rank = AG_TM(rank)(score + b * count, count, k);
   if (rank < keep)
     kept[b * keep + rank] = (ag_u32)k;
@@ -176,6 +222,8 @@ AG_ITEMS(AG_KN(ag_tm_pick), AG_SHAPE_TM_PICK, AG_T, , , {
 /* The image's normalisation divides the correlations (a frame of norm 0 is left as it is). */
 AG_ITEMS(AG_KN(ag_tm_best), AG_SHAPE_TM_BEST, AG_T, , , {
   ag_u64 b = i / count, k = i % count;
+  if (AG_TM(above)(cut[b], corr[i]))
+    continue; /* at least n_best candidates rank before it */
   ag_u64 rank = AG_TM(rank)(corr + b * count, count, k);
   if (rank < n_best) {
     ag_u64 o = b * n_best + rank;

@@ -394,6 +394,52 @@ START_TEST(planted_rotated_and_mirrored_templates_are_found) {
 }
 END_TEST
 
+/* Exact ties rank by position, in the prefilter and among the best: 12 templates of one spot,
+   those at t % 3 == 0 on a pixel of 1 (r = 2), the others all alike on a pixel of 0.1
+   (r = 6), the rest of the frame 0. The prefilter keeps 6: the four strong ones, then the
+   first two weak ones by position; the best 5 are the strong ones at correlation 1, then
+   template 1 at 0.1, all unrotated and not mirrored (the template wins a tie with its mirror). */
+START_TEST(exact_ties_rank_by_position) {
+  ag_device *dev = test_device(_i);
+  enum { NT = 12, NB_ = 5 };
+  size_t offsets[NT + 1];
+  uint32_t r[NT], theta[NT];
+  float inten[NT];
+  for (size_t t = 0; t < NT; t++) {
+    offsets[t] = t;
+    r[t] = t % 3 == 0 ? 2 : 6;
+    theta[t] = 0;
+    inten[t] = 1;
+  }
+  offsets[NT] = NT;
+  ag_template_library *lib;
+  CHECK_OK(ag_template_library_create(dev, NT, offsets, r, theta, inten, N_THETA, N_R, &lib));
+  float *frame = calloc(N_THETA * N_R, sizeof *frame);
+  ck_assert_ptr_nonnull(frame);
+  frame[2] = 1.0f;
+  frame[6] = 0.1f;
+  const size_t fshape[2] = {N_THETA, N_R}, oshape[1] = {NB_};
+  ag_array *polar = test_array_from(dev, AG_F32, 2, fshape, frame);
+  ag_array *idx = test_array_new(dev, AG_U32, 1, oshape), *corr = test_array_new(dev, AG_F32, 1, oshape),
+           *angle = test_array_new(dev, AG_F32, 1, oshape), *sign = test_array_new(dev, AG_I32, 1, oshape);
+  ag_template_match_options o = {.n_keep = 6, .n_best = NB_};
+  CHECK_OK(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign));
+  uint32_t *gi = test_array_read(idx);
+  float *gc = test_array_read(corr), *ga = test_array_read(angle);
+  int32_t *gs = test_array_read(sign);
+  const uint32_t want[NB_] = {0, 3, 6, 9, 1};
+  for (size_t k = 0; k < NB_; k++)
+    ck_assert_msg(gi[k] == want[k] && gc[k] == (k < 4 ? 1.0f : 0.1f) && ga[k] == 0 && gs[k] == 1,
+                  "%s: best %zu is template %u (correlation %.9g, %g degrees, sign %d); expected template %u",
+                  test_label(), k, gi[k], gc[k], ga[k], gs[k], want[k]);
+  free(gi), free(gc), free(ga), free(gs), free(frame);
+  ag_array *all[] = {polar, idx, corr, angle, sign};
+  for (size_t k = 0; k < 5; k++)
+    ag_array_free(all[k]);
+  ag_template_library_destroy(lib);
+}
+END_TEST
+
 /* ---- normalised cross-correlation ---------------------------------------------------------- */
 
 enum { NB = 3, IH = 23, IW = 31 };
@@ -808,6 +854,7 @@ void suite_build(Suite *s, const char *backend) {
     return;
   }
   add_device_test(s, "matching agrees with the pyxem reference", matching_agrees_with_the_pyxem_reference);
+  add_device_test(s, "exact ties rank by position", exact_ties_rank_by_position);
   add_device_test(s, "planted rotated and mirrored templates are found",
                   planted_rotated_and_mirrored_templates_are_found);
   add_device_test(s, "normalised cross-correlation matches the direct reference",

@@ -13,6 +13,7 @@
 #undef AG_SHAPES_ONLY
 
 AG__SHAPE_LAUNCHER(launch_prefilter, AG_SHAPE_TM_PREFILTER)
+AG__SHAPE_LAUNCHER(launch_cut, AG_SHAPE_TM_CUT)
 AG__SHAPE_LAUNCHER(launch_keep, AG_SHAPE_TM_KEEP)
 AG__SHAPE_LAUNCHER(launch_unroll, AG_SHAPE_TM_UNROLL)
 AG__SHAPE_LAUNCHER(launch_score, AG_SHAPE_TM_SCORE)
@@ -267,13 +268,31 @@ static ag_status check_match(const char *fn, const ag_template_library *lib, con
 typedef struct match_scratch {
   ag_array *polar3, *flat, *norm, *psum, *fast, *kept, *corr, *shift, *sgn;
   ag_array *rows, *cbest, *cat, *cbest_m, *cat_m; /* the full correlation's (score) */
+  ag_array *work, *cut;                           /* the rankings' selection (cut) */
 } match_scratch;
 
 static void scratch_free(match_scratch *s) {
-  ag_array *all[] = {s->polar3, s->flat, s->norm, s->psum, s->fast,  s->kept,    s->corr,
-                     s->shift,  s->sgn,  s->rows, s->cbest, s->cat, s->cbest_m, s->cat_m};
+  ag_array *all[] = {s->polar3, s->flat,  s->norm, s->psum,    s->fast,  s->kept, s->corr, s->shift,
+                     s->sgn,    s->rows,  s->cbest, s->cat,    s->cbest_m, s->cat_m, s->work, s->cut};
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
     ag_array_free(all[k]);
+}
+
+/* s->cut[b]: the value of the @p keep-th best of the @p count scores of frame b, in
+   @p scores ([batch, count]); s->work and s->cut are made at the first call. */
+static ag_status cut_scores(const char *fn, ag_queue *q, const ag_template_library *lib, const ag_array *scores,
+                            size_t batch, size_t count, size_t keep, match_scratch *s) {
+  ag_dtype t = scores->dtype;
+  const size_t work_shape[2] = {batch, lib->n_templates};
+  ag_status st;
+  if (s->work == NULL && ((st = ag_array_create(lib->dev, t, 2, work_shape, &s->work)) != AG_OK ||
+                          (st = ag_array_create(lib->dev, t, 1, &batch, &s->cut)) != AG_OK))
+    return ag__prefix(st, fn);
+  char name[64];
+  snprintf(name, sizeof name, "ag_tm_cut_%s", ag_dtype_name(t));
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
+                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch};
+  return launch_cut(&l, scores, (ag_u64)count, (ag_u64)keep, s->work, s->cut);
 }
 
 /* The prefilter: s->kept gets the positions of the @p keep best integrated templates of each
@@ -294,8 +313,10 @@ static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_librar
   if ((st = launch_prefilter(&l, lib->integ[normalised][p], s->psum, (ag_u64)lib->n_templates, (ag_u64)lib->n_r,
                              s->fast)) != AG_OK)
     return st;
+  if ((st = cut_scores(fn, q, lib, s->fast, batch, lib->n_templates, keep, s)) != AG_OK)
+    return st;
   snprintf(name, sizeof name, "ag_tm_keep_%s", ag_dtype_name(t));
-  return launch_keep(&l, s->fast, (ag_u64)lib->n_templates, (ag_u64)keep, s->kept);
+  return launch_keep(&l, s->fast, s->cut, (ag_u64)lib->n_templates, (ag_u64)keep, s->kept);
 }
 
 /* The full correlation of each frame's @p keep candidates at every shift and mirrored: the
@@ -372,7 +393,8 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
   bool normalised = opt->normalize_templates;
   if (prefiltered && (st = prefilter(fn, rq, lib, p, normalised, batch, keep, &s)) != AG_OK)
     goto done;
-  if ((st = full_correlation(fn, rq, lib, p, normalised, batch, keep, prefiltered, &s)) != AG_OK)
+  if ((st = full_correlation(fn, rq, lib, p, normalised, batch, keep, prefiltered, &s)) != AG_OK ||
+      (st = cut_scores(fn, rq, lib, s.corr, batch, keep, opt->n_best, &s)) != AG_OK)
     goto done;
   char name[64];
   ag__launch l = {.fn = fn, .q = rq, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
@@ -381,7 +403,7 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
   float step_f = (float)step;
   ag__val deg_step = t == AG_F64 ? (ag__val){&step, sizeof step} : (ag__val){&step_f, sizeof step_f};
   snprintf(name, sizeof name, "ag_tm_best_%s", ag_dtype_name(t));
-  st = launch_best(&l, s.corr, s.shift, s.sgn, s.kept, (ag_u64)prefiltered, s.norm != NULL ? s.norm : s.corr,
+  st = launch_best(&l, s.corr, s.cut, s.shift, s.sgn, s.kept, (ag_u64)prefiltered, s.norm != NULL ? s.norm : s.corr,
                    (ag_u64)(s.norm != NULL), (ag_u64)keep, (ag_u64)opt->n_best, deg_step, best_index, best_corr,
                    best_angle_deg, best_sign);
 done:
