@@ -12,8 +12,8 @@
                         last), by selection in a copy (work), an item per frame;
    ag_tm_keep_<t>:      the positions of the `keep` best scores of each frame of count, best
                         first (descending, NaN last, ties to the lower position), an item per
-                        (b, k): a score below the frame's cut is not kept; any other counts the
-                        scores ranked before its own;
+                        (b, k): a score below the frame's cut (when use_cut) is not kept; any
+                        other counts the scores ranked before its own;
    ag_tm_unroll_<t>:    each frame's columns as rows, each read around the circle past one
                         turn: rows[b][r][u] = polar[b][u mod n_theta][r], u below width
                         (2 n_theta + AG_TM_CHUNK), so that every rotation of a spot is a
@@ -46,7 +46,7 @@
   B(const T1, integ) A(const T1, psum) V(ag_u64, n_templates) V(ag_u64, n_r) A(T1, fast)
 #define AG_SHAPE_TM_CUT(A, V, B, T1, T2, T3) A(const T1, score) V(ag_u64, count) V(ag_u64, keep) A(T1, work) A(T1, cut)
 #define AG_SHAPE_TM_KEEP(A, V, B, T1, T2, T3)                                                      \
-  A(const T1, score) A(const T1, cut) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
+  A(const T1, score) A(const T1, cut) V(ag_u64, use_cut) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
 #define AG_SHAPE_TM_UNROLL(A, V, B, T1, T2, T3)                                                    \
   A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows)
 #define AG_SHAPE_TM_SCORE(A, V, B, T1, T2, T3)                                                     \
@@ -61,7 +61,7 @@
 /* The shifts one work-item of ag_tm_score_<t> scores. */
 #define AG_TM_CHUNK 8
 #define AG_SHAPE_TM_BEST(A, V, B, T1, T2, T3)                                                      \
-  A(const T1, corr) A(const T1, cut) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept)      \
+  A(const T1, corr) A(const T1, cut) V(ag_u64, use_cut) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept)      \
       V(ag_u64, use_kept) A(const T1, norm) V(ag_u64, use_norm) V(ag_u64, count) V(ag_u64, n_best) V(T1, deg_step)      \
       A(ag_u32, best_index) A(T1, best_corr) A(T1, best_angle) A(ag_i32, best_sgn)
 #define AG_SHAPE_NCC_PAD(A, V, B, T1, T2, T3)                                                      \
@@ -148,7 +148,7 @@ AG_ITEMS(AG_KN(ag_tm_cut), AG_SHAPE_TM_CUT, AG_T, , , {
 
 AG_ITEMS(AG_KN(ag_tm_keep), AG_SHAPE_TM_KEEP, AG_T, , , {
   ag_u64 b = i / count, k = i % count;
-  if (AG_TM(above)(cut[b], score[i]))
+  if (use_cut && AG_TM(above)(cut[b], score[i]))
     continue; /* at least keep scores rank before it */
   ag_u64 rank = AG_TM(rank)(score + b * count, count, k);
   if (rank < keep)
@@ -222,7 +222,7 @@ AG_ITEMS(AG_KN(ag_tm_pick), AG_SHAPE_TM_PICK, AG_T, , , {
 /* The image's normalisation divides the correlations (a frame of norm 0 is left as it is). */
 AG_ITEMS(AG_KN(ag_tm_best), AG_SHAPE_TM_BEST, AG_T, , , {
   ag_u64 b = i / count, k = i % count;
-  if (AG_TM(above)(cut[b], corr[i]))
+  if (use_cut && AG_TM(above)(cut[b], corr[i]))
     continue; /* at least n_best candidates rank before it */
   ag_u64 rank = AG_TM(rank)(corr + b * count, count, k);
   if (rank < n_best) {

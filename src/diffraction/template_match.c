@@ -279,12 +279,18 @@ static void scratch_free(match_scratch *s) {
 }
 
 /* s->cut[b]: the value of the @p keep-th best of the @p count scores of frame b, in
-   @p scores ([batch, count]); s->work and s->cut are made at the first call. */
+   @p scores ([batch, count]); s->work and s->cut are made at the first call. Not on GPUs
+   (use_cut), where the selection's one work-item per frame takes longer than every score
+   counting its rank in parallel. */
+static bool use_cut(const ag_template_library *lib) { return lib->dev->traits.launch != AG__LAUNCH_GRID; }
+
 static ag_status cut_scores(const char *fn, ag_queue *q, const ag_template_library *lib, const ag_array *scores,
                             size_t batch, size_t count, size_t keep, match_scratch *s) {
   ag_dtype t = scores->dtype;
   const size_t work_shape[2] = {batch, lib->n_templates};
   ag_status st;
+  if (!use_cut(lib))
+    return AG_OK;
   if (s->work == NULL && ((st = ag_array_create(lib->dev, t, 2, work_shape, &s->work)) != AG_OK ||
                           (st = ag_array_create(lib->dev, t, 1, &batch, &s->cut)) != AG_OK))
     return ag__prefix(st, fn);
@@ -316,7 +322,8 @@ static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_librar
   if ((st = cut_scores(fn, q, lib, s->fast, batch, lib->n_templates, keep, s)) != AG_OK)
     return st;
   snprintf(name, sizeof name, "ag_tm_keep_%s", ag_dtype_name(t));
-  return launch_keep(&l, s->fast, s->cut, (ag_u64)lib->n_templates, (ag_u64)keep, s->kept);
+  return launch_keep(&l, s->fast, s->cut ? s->cut : s->fast, (ag_u64)use_cut(lib), (ag_u64)lib->n_templates,
+                     (ag_u64)keep, s->kept);
 }
 
 /* The full correlation of each frame's @p keep candidates at every shift and mirrored: the
@@ -403,7 +410,7 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
   float step_f = (float)step;
   ag__val deg_step = t == AG_F64 ? (ag__val){&step, sizeof step} : (ag__val){&step_f, sizeof step_f};
   snprintf(name, sizeof name, "ag_tm_best_%s", ag_dtype_name(t));
-  st = launch_best(&l, s.corr, s.cut, s.shift, s.sgn, s.kept, (ag_u64)prefiltered, s.norm != NULL ? s.norm : s.corr,
+  st = launch_best(&l, s.corr, s.cut ? s.cut : s.corr, (ag_u64)use_cut(lib), s.shift, s.sgn, s.kept, (ag_u64)prefiltered, s.norm != NULL ? s.norm : s.corr,
                    (ag_u64)(s.norm != NULL), (ag_u64)keep, (ag_u64)opt->n_best, deg_step, best_index, best_corr,
                    best_angle_deg, best_sign);
 done:
