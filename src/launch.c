@@ -84,6 +84,21 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
   r->local[0] = wg;
 }
 
+ag_status ag__launch_groups(ag__launch *l, size_t want, ag_range *range) {
+  const ag__builtin_kernel *k;
+  ag_status st = ag__builtin_kernel_get(l->dev, l->family, l->variant, l->kernel, &k);
+  if (st != AG_OK)
+    return ag__prefix(st, l->fn);
+  size_t wg = want;
+  while (wg > k->max_work_group && wg > 1)
+    wg /= 2;
+  uint64_t groups = l->n < ((uint64_t)1 << 24) ? l->n : ((uint64_t)1 << 24);
+  *range = (ag_range){.dims = 1, .global = {groups * wg}, .local = {wg}};
+  l->form = AG__FORM_GROUPS;
+  l->range = range;
+  return AG_OK;
+}
+
 ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg *args) {
   enum { MAX = 32 };
   if (l->n == 0)

@@ -67,6 +67,12 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
     return ag__launch_kernel(l, sizeof args / sizeof args[0], args);                            \
   }
 
+/* Shapes @p l (its kernel, family, variant and n set) as a work-group per index, AG_GROUPS:
+   groups of @p want items, halved to the kernel's limit, at most 2^24 of them (the kernel's
+   loop over groups takes the indices beyond); @p range holds the shape and l->range points at
+   it. */
+ag_status ag__launch_groups(ag__launch *l, size_t want, ag_range *range);
+
 /* The fewest work-items that share @p steps iterations of a loop when no work-item may run
    more than the device's loop limit (ag_device_info.max_loop_iterations); 1 on devices
    without a limit. */

@@ -349,19 +349,9 @@ static ag_status launch_vector(const char *fn, ag_queue *q, const ag_csr *m, con
   ag_range r = {.dims = 1};
   if (m->dev->traits.launch == AG__LAUNCH_GRID && m->nnz / LONG_ROWS >= m->rows) {
     snprintf(name, sizeof name, "ag_csr_spmv_%s_rows", ag_dtype_name(m->dtype));
-    const ag__builtin_kernel *k;
-    ag_status st = ag__builtin_kernel_get(m->dev, AG__FAMILY_sparse, (int)m->dtype, name, &k);
+    ag_status st = ag__launch_groups(&l, AG_SPARSE_GROUP, &r);
     if (st != AG_OK)
-      return ag__prefix(st, fn);
-    size_t wg = AG_SPARSE_GROUP;
-    while (wg > k->max_work_group && wg > 1)
-      wg /= 2;
-    /* Groups beyond 2^24 take further rows in the kernel's loop over groups. */
-    uint64_t groups = m->rows < ((uint64_t)1 << 24) ? m->rows : ((uint64_t)1 << 24);
-    r.global[0] = groups * wg;
-    r.local[0] = wg;
-    l.form = AG__FORM_GROUPS;
-    l.range = &r;
+      return st;
   } else {
     snprintf(name, sizeof name, "ag_csr_spmv_%s", ag_dtype_name(m->dtype));
   }

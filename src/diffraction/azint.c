@@ -409,19 +409,9 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
   ag_range range = {.dims = 1};
   if (in->dev->traits.launch == AG__LAUNCH_GRID && m.nnz / LONG_ROWS >= in->nbins) {
     strcat(name, "_rows");
-    const ag__builtin_kernel *k;
-    ag_status st = ag__builtin_kernel_get(in->dev, AG__FAMILY_azint, (int)frames->dtype, name, &k);
+    ag_status st = ag__launch_groups(&l, AG_AZINT_GROUP, &range);
     if (st != AG_OK)
-      return ag__prefix(st, fn);
-    size_t wg = AG_AZINT_GROUP;
-    while (wg > k->max_work_group && wg > 1)
-      wg /= 2;
-    /* Groups beyond 2^24 take further (bin, frame) pairs in the kernel's loop over groups. */
-    uint64_t groups = n < ((uint64_t)1 << 24) ? n : ((uint64_t)1 << 24);
-    range.global[0] = groups * wg;
-    range.local[0] = wg;
-    l.form = AG__FORM_GROUPS;
-    l.range = &range;
+      return st;
   } else if (in->dev->traits.launch != AG__LAUNCH_GRID) {
     /* CPUs: some 32 work-groups a core (at least CPU_BINS bins each), which the threads take
        in turn, so that bins of many pixels (the outer rings of a 1-D integration) do not all
