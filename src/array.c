@@ -275,6 +275,21 @@ ag_status ag_array_index(const ag_array *a, size_t i, ag_array **view) {
   return view_new(fn, a, ndim, shape, a->offset + i * per, per, view);
 }
 
+ag_status ag_array_slice(const ag_array *a, size_t start, size_t count, ag_array **view) {
+  static const char fn[] = "ag_array_slice";
+  AG__CHECK_NOT_NULL(fn, view);
+  *view = NULL;
+  AG__CHECK_NOT_NULL(fn, a);
+  if (start > a->shape[0] || count > a->shape[0] - start)
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: start %zu + count %zu exceeds the first dimension %zu", fn, start,
+                     count, a->shape[0]);
+  size_t shape[AG_MAX_DIMS];
+  memcpy(shape, a->shape, sizeof shape);
+  shape[0] = count;
+  size_t per = a->shape[0] ? a->size / a->shape[0] : 0;
+  return view_new(fn, a, a->ndim, shape, a->offset + start * per, count * per, view);
+}
+
 /* ---- accessors ---- */
 
 ag_dtype ag_array_dtype(const ag_array *a) { return a ? a->dtype : AG_U8; }

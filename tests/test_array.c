@@ -310,6 +310,44 @@ START_TEST(reshape_views_share_memory) {
 }
 END_TEST
 
+/* ag_array_slice: runs of frames of a stack, a view of a view, an empty slice, and the refusals. */
+START_TEST(slice_views_are_runs_of_frames) {
+  ag_device *dev = test_device(_i);
+  enum { F = 5, H = 3, W = 4 };
+  const size_t shape[3] = {F, H, W};
+  uint16_t data[F * H * W];
+  ref_random(AG_U16, data, F * H * W, 5, 0, 65535);
+  ag_array *a = test_array_from(dev, AG_U16, 3, shape, data);
+  for (size_t start = 0; start <= F; start++)
+    for (size_t count = 0; start + count <= F; count++) {
+      ag_array *v = NULL;
+      CHECK_OK(ag_array_slice(a, start, count, &v));
+      check_shape(v, 3, (const size_t[]){count, H, W}, "a slice");
+      if (count > 0) {
+        uint16_t *back = test_array_read(v);
+        CHECK_BYTES(back, data + start * H * W, count * H * W * sizeof *data, "a slice of a stack");
+        free(back);
+        /* the slice's last frame through a second slice of it */
+        ag_array *w = NULL;
+        CHECK_OK(ag_array_slice(v, count - 1, 1, &w));
+        back = test_array_read(w);
+        CHECK_BYTES(back, data + (start + count - 1) * H * W, H * W * sizeof *data, "a slice of a slice");
+        free(back);
+        ag_array_free(w);
+      }
+      ag_array_free(v);
+    }
+  ag_array *v = (ag_array *)&v;
+  ck_assert_int_eq(ag_array_slice(a, 3, 3, &v), AG_ERR_OUT_OF_RANGE);
+  ck_assert_ptr_null(v);
+  ck_assert_ptr_nonnull(strstr(ag_last_error(), "ag_array_slice: start 3 + count 3 exceeds the first dimension 5"));
+  ck_assert_int_eq(ag_array_slice(a, 6, 0, &v), AG_ERR_OUT_OF_RANGE);
+  ck_assert_int_eq(ag_array_slice(NULL, 0, 1, &v), AG_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(ag_array_slice(a, 0, 1, NULL), AG_ERR_INVALID_ARGUMENT);
+  ag_array_free(a);
+}
+END_TEST
+
 START_TEST(index_views_are_frames_of_a_stack) {
   ag_device *dev = test_device(_i);
   enum { F = 5, H = 6, W = 7 };
@@ -922,6 +960,7 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "copy_to another device preserves the contents", copy_to_another_device_preserves_the_contents);
   add_device_test(s, "reshape views share memory", reshape_views_share_memory);
   add_device_test(s, "index views are frames of a stack", index_views_are_frames_of_a_stack);
+  add_device_test(s, "slice views are runs of frames", slice_views_are_runs_of_frames);
   add_device_test(s, "views keep their memory alive after the parent is freed",
                   views_keep_their_memory_alive_after_the_parent_is_freed);
   add_device_test(s, "operations on a view change only that view", operations_on_a_view_change_only_that_view);

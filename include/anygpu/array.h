@@ -108,6 +108,11 @@ AG_API ag_status ag_array_reshape(const ag_array *a, int ndim, const size_t *sha
     @return AG_ERR_OUT_OF_RANGE when i is not below the first dimension. */
 AG_API ag_status ag_array_index(const ag_array *a, size_t i, ag_array **view);
 
+/** A view of @p count indices from @p start along the first axis (numpy's a[start:start+count]):
+    @p a's ndim and shape but the first dimension, which is count (0 gives an empty view). No
+    copy; released and kept alive as ag_array_reshape()'s.
+    @return AG_ERR_OUT_OF_RANGE when start + count exceeds the first dimension. */
+AG_API ag_status ag_array_slice(const ag_array *a, size_t start, size_t count, ag_array **view);
 /** Every element of @p a becomes @p value (for complex dtypes: value + 0i). For integer
     dtypes the value must be an integer in the dtype's range, else AG_ERR_INVALID_ARGUMENT:
     a scalar is never silently wrapped or rounded into an integer array. */
