@@ -38,5 +38,6 @@
 #include "anygpu/diffraction.h"
 #include "anygpu/azint.h"
 #include "anygpu/template.h"
+#include "anygpu/prox.h"
 
 #endif

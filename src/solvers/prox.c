@@ -1,0 +1,442 @@
+/* src/solvers/prox.c - proximal operators, finite differences and image metrics
+   (include/anygpu/prox.h, docs/prox.md): argument checks, then launches of the "prox" family's
+   kernels (kernels_shared/prox.h); the nuclear norm's SVD on the host with LAPACK. */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../launch.h"
+#define AG_SHAPES_ONLY
+#include "../../kernels_shared/prox.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_lines, AG_SHAPE_PROX_LINES)
+AG__SHAPE_LAUNCHER(launch_scale, AG_SHAPE_PROX_SCALE)
+AG__SHAPE_LAUNCHER(launch_grad, AG_SHAPE_GRAD)
+AG__SHAPE_LAUNCHER(launch_metric_parts, AG_SHAPE_METRIC_PARTS)
+
+/* LAPACK's divide-and-conquer SVD, as Debian's OpenBLAS exports it (LP64 integers; the last
+   argument is the length of jobz, which gfortran passes hidden). */
+void sgesdd_(const char *jobz, const int *m, const int *n, float *a, const int *lda, float *s, float *u,
+             const int *ldu, float *vt, const int *ldvt, float *work, const int *lwork, int *iwork, int *info,
+             size_t jobz_len);
+void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda, double *s, double *u,
+             const int *ldu, double *vt, const int *ldvt, double *work, const int *lwork, int *iwork, int *info,
+             size_t jobz_len);
+
+/* ---- shared checks ------------------------------------------------------------------------ */
+
+/* v (argument @p vn) of a float or complex dtype, or of a real float dtype when @p real_only. */
+static ag_status check_float(const char *fn, const char *vn, const ag_array *v, bool real_only) {
+  ag_status st = ag__check_array(fn, vn, v);
+  if (st != AG_OK)
+    return st;
+  bool ok = ag__dtype_is_float(v->dtype) || (!real_only && ag__dtype_is_complex(v->dtype));
+  if (!ok)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which %s does not take (it takes %s)", fn, vn,
+                     ag_dtype_name(v->dtype), fn, real_only ? "f32 and f64" : "f32, f64, c64 and c128");
+  return ag__check_fp64(fn, v->dev, v->dtype);
+}
+
+/* out (argument @p on) present, on v's device, of v's dtype and shape. */
+static ag_status check_like(const char *fn, const char *vn, const ag_array *v, const char *on, const ag_array *out) {
+  ag_status st;
+  if ((st = ag__check_array(fn, on, out)) != AG_OK || (st = ag__check_same_device(fn, vn, v, on, out)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, vn, v, on, out)) != AG_OK)
+    return st;
+  return ag__check_same_shape(fn, vn, v, on, out);
+}
+
+/* A threshold, radius or weight: 0 or more, not NaN. */
+static ag_status check_param(const char *fn, const char *name, double value) {
+  if (!(value >= 0))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is %g; it must be 0 or more", fn, name, value);
+  return AG_OK;
+}
+
+static ag_status check_axis(const char *fn, const char *vn, const ag_array *v, int axis, bool all_allowed) {
+  if ((all_allowed && axis == AG_AXIS_ALL) || (axis >= 0 && axis < v->ndim))
+    return AG_OK;
+  return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: axis is %d; %s has %d dimensions (use 0 to %d%s)", fn, axis, vn,
+                   v->ndim, v->ndim - 1, all_allowed ? ", or AG_AXIS_ALL" : "");
+}
+
+/* A real parameter in the precision of dtype @p t, in @p bytes (8). */
+static ag__val real_val(ag_dtype t, double value, unsigned char *bytes) {
+  if (ag__dtype_real(t) == AG_F32) {
+    float f = (float)value;
+    memcpy(bytes, &f, sizeof f);
+    return (ag__val){bytes, sizeof f};
+  }
+  memcpy(bytes, &value, sizeof value);
+  return (ag__val){bytes, sizeof value};
+}
+
+/* v as [outer][len][inner] around @p axis (AG_AXIS_ALL: one line of every element). */
+typedef struct lines {
+  uint64_t outer, len, inner;
+} lines;
+
+static lines lines_of(const ag_array *v, int axis) {
+  lines l = {1, v->size, 1};
+  if (axis == AG_AXIS_ALL)
+    return l;
+  l.len = v->shape[axis];
+  for (int d = 0; d < axis; d++)
+    l.outer *= v->shape[d];
+  for (int d = axis + 1; d < v->ndim; d++)
+    l.inner *= v->shape[d];
+  return l;
+}
+
+/* The name of kernel <base>_<dtype>. */
+static void kernel_name(char *out, size_t size, const char *base, ag_dtype t) {
+  snprintf(out, size, "%s_%s", base, ag_dtype_name(t));
+}
+
+/* ---- l1 and l2 -------------------------------------------------------------------------- */
+
+ag_status ag_prox_l1(ag_queue *q, const ag_array *v, double alpha, ag_array *out) {
+  static const char fn[] = "ag_prox_l1";
+  ag_status st;
+  if ((st = check_float(fn, "v", v, false)) != AG_OK || (st = check_param(fn, "alpha", alpha)) != AG_OK ||
+      (st = check_like(fn, "v", v, "out", out)) != AG_OK)
+    return st;
+  /* ag_soft_threshold is this operator, complex 0 giving 0 (ops.h). */
+  return ag__prefix(ag_soft_threshold(q, v, alpha, out), fn);
+}
+
+/* The l2 family's common body: out = f(a) * w for each line along @p axis, w being v or, when
+   @p use_l1, its soft threshold at @p l1, and f the factor of @p mode at @p alpha
+   (kernels_shared/prox.h). Arguments are checked. */
+static ag_status l2_lines(const char *fn, ag_queue *q, const ag_array *v, bool use_l1, double l1, int mode,
+                          double alpha, int axis, ag_array *out) {
+  if (v->size == 0)
+    return AG_OK;
+  ag_device *dev = v->dev;
+  ag_queue *rq;
+  ag_status st = ag__queue_resolve(fn, q, dev, &rq);
+  if (st != AG_OK)
+    return st;
+  lines ln = lines_of(v, axis);
+  uint64_t count = ln.outer * ln.inner, limit = dev->info.max_loop_iterations;
+  uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  unsigned char pl1[8], pa[8];
+  ag__val vl1 = real_val(v->dtype, l1, pl1), va = real_val(v->dtype, alpha, pa);
+  char name[64];
+  /* One work-item per line, when no loop runs past the device's limit and the lines are short
+     or many enough to keep the device busy; otherwise the norms from ag_nrm2 (a reduction
+     that cuts long lines among work-items) and an elementwise pass. */
+  if ((limit == 0 || ln.len <= limit) && (ln.len <= 1024 || count >= 4 * units)) {
+    kernel_name(name, sizeof name, "ag_prox_l2_lines", v->dtype);
+    ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_prox, .variant = (int)v->dtype,
+                    .kernel = name, .form = AG__FORM_ITEMS, .n = count};
+    return launch_lines(&l, v, ln.len, ln.inner, use_l1 ? 1 : 0, vl1, (uint64_t)mode, va, out);
+  }
+  const ag_array *w = v;
+  if (use_l1) {
+    if ((st = ag_soft_threshold(rq, v, l1, out)) != AG_OK)
+      return ag__prefix(st, fn);
+    w = out;
+  }
+  size_t shape[AG_MAX_DIMS];
+  int nd = 0;
+  for (int d = 0; axis != AG_AXIS_ALL && d < v->ndim; d++)
+    if (d != axis)
+      shape[nd++] = v->shape[d];
+  if (nd == 0)
+    shape[nd++] = 1;
+  ag_array *nrm = NULL;
+  if ((st = ag_array_create(dev, ag__dtype_real(v->dtype), nd, shape, &nrm)) != AG_OK)
+    return ag__prefix(st, fn);
+  st = ag__prefix(ag_nrm2(rq, w, axis, nrm), fn);
+  if (st == AG_OK) {
+    kernel_name(name, sizeof name, "ag_prox_l2_scale", v->dtype);
+    ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_prox, .variant = (int)v->dtype,
+                    .kernel = name, .form = AG__FORM_EW, .n = v->size};
+    st = launch_scale(&l, w, nrm, ln.len, ln.inner, (uint64_t)mode, va, out);
+  }
+  ag_array_free(nrm); /* its memory waits for the queue */
+  return st;
+}
+
+/* The operators along an axis: checks (parameter @p pn, and @p pn2 when not NULL), then
+   l2_lines with the soft threshold at p (when @p use_l1) and the factor of @p mode at p2
+   (at p without the soft threshold). */
+static ag_status along_axis(const char *fn, ag_queue *q, const ag_array *v, const char *pn, double p, const char *pn2,
+                            double p2, bool use_l1, int mode, int axis, ag_array *out) {
+  ag_status st;
+  if ((st = check_float(fn, "v", v, false)) != AG_OK || (st = check_param(fn, pn, p)) != AG_OK ||
+      (pn2 != NULL && (st = check_param(fn, pn2, p2)) != AG_OK) || (st = check_axis(fn, "v", v, axis, true)) != AG_OK ||
+      (st = check_like(fn, "v", v, "out", out)) != AG_OK)
+    return st;
+  return use_l1 ? l2_lines(fn, q, v, true, p, mode, p2, axis, out) : l2_lines(fn, q, v, false, 0, mode, p, axis, out);
+}
+
+ag_status ag_prox_l2(ag_queue *q, const ag_array *v, double alpha, int axis, ag_array *out) {
+  return along_axis("ag_prox_l2", q, v, "alpha", alpha, NULL, 0, false, AG_PX_SHRINK, axis, out);
+}
+
+ag_status ag_proj_l2(ag_queue *q, const ag_array *v, double gamma, int axis, ag_array *out) {
+  return along_axis("ag_proj_l2", q, v, "gamma", gamma, NULL, 0, false, AG_PX_PROJECT, axis, out);
+}
+
+ag_status ag_prox_sl1l2(ag_queue *q, const ag_array *v, double alpha, double beta, int axis, ag_array *out) {
+  return along_axis("ag_prox_sl1l2", q, v, "alpha", alpha, "beta", beta, true, AG_PX_SHRINK, axis, out);
+}
+
+/* ---- nuclear norm ------------------------------------------------------------------------- */
+
+/* Whether every one of @p n values of dtype @p t at @p p is finite. */
+static bool all_finite(ag_dtype t, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(t == AG_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i]))
+      return false;
+  return true;
+}
+
+/* The thin SVD of the column-major rows x cols matrix a (destroyed) into s, u (rows x k) and
+   vt (k x cols), k = min(rows, cols), in dtype @p t; LAPACK's info in *info. */
+static ag_status gesdd(const char *fn, ag_dtype t, int rows, int cols, void *a, void *s, void *u, void *vt,
+                       int *info) {
+  int k = rows < cols ? rows : cols, lwork = -1;
+  int *iwork = malloc(8 * (size_t)k * sizeof *iwork);
+  if (iwork == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the SVD's workspace", fn);
+  double query = 0;
+  float query_f = 0;
+  if (t == AG_F32)
+    sgesdd_("S", &rows, &cols, a, &rows, s, u, &rows, vt, &k, &query_f, &lwork, iwork, info, 1);
+  else
+    dgesdd_("S", &rows, &cols, a, &rows, s, u, &rows, vt, &k, &query, &lwork, iwork, info, 1);
+  lwork = (int)(t == AG_F32 ? query_f : query) + 1;
+  void *work = *info == 0 ? malloc((size_t)lwork * (t == AG_F32 ? sizeof(float) : sizeof(double))) : NULL;
+  if (*info == 0 && work == NULL) {
+    free(iwork);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the SVD's workspace (%d elements)", fn, lwork);
+  }
+  if (*info == 0) {
+    if (t == AG_F32)
+      sgesdd_("S", &rows, &cols, a, &rows, s, u, &rows, vt, &k, work, &lwork, iwork, info, 1);
+    else
+      dgesdd_("S", &rows, &cols, a, &rows, s, u, &rows, vt, &k, work, &lwork, iwork, info, 1);
+  }
+  free(work);
+  free(iwork);
+  return AG_OK;
+}
+
+ag_status ag_prox_nuclear(ag_queue *q, const ag_array *v, double alpha, ag_array *out, ag_array *sv) {
+  static const char fn[] = "ag_prox_nuclear";
+  ag_status st = ag__check_array(fn, "v", v);
+  if (st != AG_OK)
+    return st;
+  if (v->dtype != AG_F32 && v->dtype != AG_F64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: v is %s, which %s does not take (it takes f32 and f64; the SVD of "
+                     "complex matrices, c64 and c128, is not provided)", fn, ag_dtype_name(v->dtype), fn);
+  if ((st = ag__check_fp64(fn, v->dev, v->dtype)) != AG_OK || (st = check_param(fn, "alpha", alpha)) != AG_OK)
+    return st;
+  if (v->ndim != 2)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: v has %d dimensions; it must be a matrix (2)", fn, v->ndim);
+  if ((st = check_like(fn, "v", v, "out", out)) != AG_OK)
+    return st;
+  size_t m = v->shape[0], n = v->shape[1], k = m < n ? m : n;
+  if (sv != NULL) {
+    if ((st = ag__check_same_device(fn, "v", v, "sv", sv)) != AG_OK ||
+        (st = ag__check_same_dtype(fn, "v", v, "sv", sv)) != AG_OK)
+      return st;
+    if (sv->ndim != 1 || sv->shape[0] != k)
+      return ag__error(AG_ERR_MISMATCH, "%s: sv must have shape {%zu}, min(m, n) for v of shape {%zu, %zu}", fn, k,
+                       m, n);
+  }
+  if (m >= ((size_t)1 << 31) || n >= ((size_t)1 << 31))
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: v is %zu x %zu; LAPACK takes sides below 2^31", fn, m, n);
+  ag_queue *rq;
+  if ((st = ag__queue_resolve(fn, q, v->dev, &rq)) != AG_OK || k == 0)
+    return st;
+
+  /* The row-major m x n matrix is the column-major n x m matrix v^T: its SVD U S V^T gives
+     v's thresholded reconstruction transposed, U S' V^T, which is out in row-major order. */
+  size_t es = ag_dtype_size(v->dtype), rows = n, cols = m;
+  void *a = malloc(m * n * es), *s = malloc(k * es), *u = malloc(rows * k * es), *vt = malloc(k * cols * es);
+  void *b = malloc(m * n * es);
+  if (a == NULL || s == NULL || u == NULL || vt == NULL || b == NULL) {
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the SVD of a %zu x %zu matrix", fn, m, n);
+    goto done;
+  }
+  if ((st = ag__prefix(ag_array_to_host(v, a, m * n * es), fn)) != AG_OK)
+    goto done;
+  if (!all_finite(v->dtype, a, m * n)) {
+    st = ag__error(AG_ERR_INVALID_ARGUMENT, "%s: v holds NaN or Inf, which has no SVD", fn);
+    goto done;
+  }
+  int info = 0;
+  if ((st = gesdd(fn, v->dtype, (int)rows, (int)cols, a, s, u, vt, &info)) != AG_OK)
+    goto done;
+  if (info != 0) {
+    st = ag__error(AG_ERR_DEVICE, "%s: LAPACK's %cgesdd failed (info %d)%s", fn, v->dtype == AG_F32 ? 's' : 'd',
+                   info, info > 0 ? ": the SVD did not converge" : "");
+    goto done;
+  }
+  /* Threshold the singular values, scale U's columns by them, and multiply. */
+  for (size_t j = 0; j < k; j++) {
+    if (v->dtype == AG_F32) {
+      float *sj = (float *)s + j;
+      *sj = *sj - (float)alpha > 0 ? *sj - (float)alpha : 0.0f;
+      cblas_sscal((int)rows, *sj, (float *)u + j * rows, 1);
+    } else {
+      double *sj = (double *)s + j;
+      *sj = *sj - alpha > 0 ? *sj - alpha : 0.0;
+      cblas_dscal((int)rows, *sj, (double *)u + j * rows, 1);
+    }
+  }
+  if (v->dtype == AG_F32)
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)cols, (int)k, 1.0f, u, (int)rows, vt,
+                (int)k, 0.0f, b, (int)rows);
+  else
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)cols, (int)k, 1.0, u, (int)rows, vt,
+                (int)k, 0.0, b, (int)rows);
+  st = ag__prefix(ag_buffer_write(rq, out->store->buf, out->offset * es, b, m * n * es), fn);
+  if (st == AG_OK && sv != NULL)
+    st = ag__prefix(ag_buffer_write(rq, sv->store->buf, sv->offset * es, s, k * es), fn);
+done:
+  free(a);
+  free(s);
+  free(u);
+  free(vt);
+  free(b);
+  return st;
+}
+
+/* ---- finite differences ------------------------------------------------------------------- */
+
+/* Whether the memory of @p a and @p b overlaps. */
+static bool overlap(const ag_array *a, const ag_array *b) {
+  if (a->store == NULL || b->store == NULL || a->store->buf != b->store->buf)
+    return false;
+  return a->offset < b->offset + b->size && b->offset < a->offset + a->size;
+}
+
+static ag_status grad(const char *fn, const char *base, ag_queue *q, const ag_array *x, int axis, ag_array *out) {
+  ag_status st;
+  if ((st = check_float(fn, "x", x, false)) != AG_OK || (st = check_axis(fn, "x", x, axis, false)) != AG_OK ||
+      (st = check_like(fn, "x", x, "out", out)) != AG_OK)
+    return st;
+  if (overlap(x, out))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out overlaps x in memory; it must not (each element reads a "
+                     "neighbour)", fn);
+  if (x->size == 0)
+    return AG_OK;
+  lines ln = lines_of(x, axis);
+  char name[64];
+  kernel_name(name, sizeof name, base, x->dtype);
+  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_prox, .variant = (int)x->dtype,
+                  .kernel = name, .form = AG__FORM_EW, .n = x->size};
+  return launch_grad(&l, x, ln.len, ln.inner, out);
+}
+
+ag_status ag_grad(ag_queue *q, const ag_array *x, int axis, ag_array *out) {
+  return grad("ag_grad", "ag_grad", q, x, axis, out);
+}
+
+ag_status ag_grad_t(ag_queue *q, const ag_array *x, int axis, ag_array *out) {
+  return grad("ag_grad_t", "ag_grad_t", q, x, axis, out);
+}
+
+/* ---- metrics ------------------------------------------------------------------------------ */
+
+/* The sums of one pass over ref and x (kernels_shared/prox.h, ag_metric_parts_<t>). */
+typedef struct metric_sums {
+  double n, se, s1, s2, lo, hi;
+} metric_sums;
+
+static ag_status metric_sums_of(const char *fn, ag_queue *q, const ag_array *ref, const ag_array *x, double *out,
+                                metric_sums *ms) {
+  ag_status st;
+  if ((st = check_float(fn, "ref", ref, true)) != AG_OK || (st = check_like(fn, "ref", ref, "x", x)) != AG_OK)
+    return st;
+  AG__CHECK_NOT_NULL(fn, out);
+  if (ref->size == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: ref and x have no elements, so there is no mean", fn);
+  ag_device *dev = ref->dev;
+  ag_queue *rq;
+  if ((st = ag__queue_resolve(fn, q, dev, &rq)) != AG_OK)
+    return st;
+  /* Parts: enough to fill the device, few enough that reading them back is cheap, and none
+     looping past the device's limit. GPUs interleave the parts' elements, so neighbouring
+     work-items read neighbouring addresses; CPUs give each part a contiguous stretch. */
+  uint64_t total = ref->size, units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  uint64_t parts = (total + 4095) / 4096, most = units * 64, least = ag__loop_items(dev, total);
+  if (parts > most)
+    parts = most;
+  if (parts < least)
+    parts = least;
+  uint64_t steps = (total + parts - 1) / parts;
+  parts = (total + steps - 1) / steps;
+  bool interleave = dev->traits.launch == AG__LAUNCH_GRID;
+  size_t nvals = (size_t)parts * AG_PX_PART_VALUES;
+  ag_array *part = NULL;
+  if ((st = ag_array_create(dev, ref->dtype, 1, &nvals, &part)) != AG_OK)
+    return ag__prefix(st, fn);
+  char name[64];
+  kernel_name(name, sizeof name, "ag_metric_parts", ref->dtype);
+  ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_prox, .variant = (int)ref->dtype,
+                  .kernel = name, .form = AG__FORM_ITEMS, .n = parts};
+  st = launch_metric_parts(&l, ref, x, total, steps, interleave ? 1 : steps, interleave ? parts : 1, part);
+  double *vals = st == AG_OK ? malloc(nvals * sizeof *vals) : NULL;
+  float *f = st == AG_OK && ref->dtype == AG_F32 ? malloc(nvals * sizeof *f) : NULL;
+  if (st == AG_OK && (vals == NULL || (ref->dtype == AG_F32 && f == NULL)))
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu partial sums", fn, nvals);
+  if (st == AG_OK && f != NULL) {
+    if ((st = ag__prefix(ag_array_to_host(part, f, nvals * sizeof *f), fn)) == AG_OK)
+      for (size_t i = 0; i < nvals; i++)
+        vals[i] = f[i];
+  } else if (st == AG_OK) {
+    st = ag__prefix(ag_array_to_host(part, vals, nvals * sizeof *vals), fn);
+  }
+  free(f);
+  ag_array_free(part);
+  if (st == AG_OK) {
+    *ms = (metric_sums){.n = (double)total, .lo = vals[6], .hi = vals[7]};
+    for (size_t p = 0; p < parts; p++) {
+      const double *v = vals + p * AG_PX_PART_VALUES;
+      ms->se += v[0] + v[1];
+      ms->s1 += v[2] + v[3];
+      ms->s2 += v[4] + v[5];
+      ms->lo = isnan(ms->lo) || v[6] >= ms->lo ? ms->lo : v[6];
+      ms->hi = isnan(ms->hi) || v[7] <= ms->hi ? ms->hi : v[7];
+    }
+  }
+  free(vals);
+  return st;
+}
+
+ag_status ag_mse(ag_queue *q, const ag_array *ref, const ag_array *x, double *out) {
+  metric_sums ms;
+  ag_status st = metric_sums_of("ag_mse", q, ref, x, out, &ms);
+  if (st == AG_OK)
+    *out = ms.se / ms.n;
+  return st;
+}
+
+ag_status ag_snr(ag_queue *q, const ag_array *ref, const ag_array *x, double *out) {
+  metric_sums ms;
+  ag_status st = metric_sums_of("ag_snr", q, ref, x, out, &ms);
+  if (st == AG_OK) {
+    double var = (ms.s2 - ms.s1 * ms.s1 / ms.n) / ms.n;
+    *out = 10.0 * log10((var < 0 ? 0.0 : var) / (ms.se / ms.n)); /* rounding may leave var below 0 */
+  }
+  return st;
+}
+
+ag_status ag_psnr(ag_queue *q, const ag_array *ref, const ag_array *x, double rng, double *out) {
+  metric_sums ms;
+  ag_status st = metric_sums_of("ag_psnr", q, ref, x, out, &ms);
+  if (st == AG_OK) {
+    double r = rng > 0 ? rng : fabs(ms.hi - ms.lo);
+    *out = 10.0 * log10(r * r / (ms.se / ms.n));
+  }
+  return st;
+}
