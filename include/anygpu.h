@@ -39,5 +39,6 @@
 #include "anygpu/azint.h"
 #include "anygpu/template.h"
 #include "anygpu/prox.h"
+#include "anygpu/solvers.h"
 
 #endif

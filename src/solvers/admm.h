@@ -1,0 +1,88 @@
+/* src/solvers/admm.h - the ADMM iteration every solver shares (sporco.admm.admm.ADMM), and the
+   hooks through which a solver supplies its steps.
+
+   The constraint is A X - Y = c (sporco's B = -I): A is the identity (sporco's ADMMEqual) when
+   cnst_a is NULL, and c is 0 unless the solver sets s->c. Each iteration, as
+   sporco's solve():
+     Yprev = Y; xstep; AXnr = A X; AX = relax AXnr + (1 - relax) (Y + c); ystep;
+     U += AX - Y - c;
+     residuals (unless fast_solve without AutoRho); statistics; rho update; callback; stop test.
+   A hook returns AG_OK or a status whose message names the public function. */
+#ifndef AG_SRC_SOLVERS_ADMM_H
+#define AG_SRC_SOLVERS_ADMM_H
+
+#include "anygpu/solvers.h"
+#include "anygpu/ops.h"
+#include "../array.h"
+
+typedef struct ag__solver_ops {
+  const char *name;   /* "BPDN", for messages */
+  ag_status (*xstep)(ag_solver *s);
+  ag_status (*ystep)(ag_solver *s);
+  /* out = A x (NULL: A is the identity, and AXnr is X itself). */
+  ag_status (*cnst_a)(ag_solver *s, const ag_array *x, ag_array *out);
+  /* out = A^T y, for the dual residual and its normalisation (NULL with cnst_a NULL). */
+  ag_status (*cnst_at)(ag_solver *s, const ag_array *y, ag_array *out);
+  /* Replaces the default residuals (sporco's rsdl_r, rsdl_s, rsdl_rn, rsdl_sn): the norms of
+     the primal residual r and dual residual s, and of their normalisations rn and sn, given
+     by the default (*r, *rn) and to be changed. NULL: the default,
+     r = ||AXnr - Y - c||, s = rho ||A^T (Yprev - Y)||, rn = max(||AXnr||, ||Y||, ||c||),
+     sn = rho ||A^T U||. */
+  ag_status (*residuals)(ag_solver *s, double *r, double *sd, double *rn, double *sn);
+  /* Fills the objective's fields of @p st (obj, dfid, reg, reg2) and the solver's extras. */
+  ag_status (*objective)(ag_solver *s, ag_iter_stats *st);
+  /* After rho changed (rho_old to s->rho). NULL: nothing to do. */
+  ag_status (*rhochange)(ag_solver *s);
+  /* Frees the solver's own state (s->impl). */
+  void (*destroy)(ag_solver *s);
+} ag__solver_ops;
+
+struct ag_solver {
+  ag_solver_kind kind;
+  const ag__solver_ops *ops;
+  ag_admm_options opt;
+  ag_device *dev;
+  ag_queue *q;
+  ag_dtype dtype;       /* f32 or f64 (or complex, for the solvers that take it) */
+  double lmbda;
+  double rho, rho_tau, rho_mu, rho_xi, rlx;
+  double nx, nc;        /* elements of X and of U (sporco's Nx, Nc) */
+  size_t k;             /* iterations run */
+  bool converged;
+  /* The iterates: X, Y, U; Yprev; AXnr (X itself when A is the identity) and AX (AXnr when
+     relax is 1); work, an array of Y's shape. */
+  ag_array *x, *y, *u, *yprev, *axnr, *ax, *work;
+  ag_array *xtmp[2];    /* two arrays of X's shape, when A is not the identity */
+  ag_array *c;          /* the constraint's constant, NULL for 0; the solver's to set */
+  ag_array *scal;       /* real scalars on the device: the norms of one iteration */
+  ag_array *scal_view[8];
+  ag_iter_stats *hist;
+  size_t nhist, caphist;
+  ag_solver_callback cb;
+  void *cb_user;
+  double xrrs;          /* the last linear solve's relative residual, NaN unchecked */
+  int gs_iter;
+  void *impl;           /* the solver's own state */
+};
+
+/* Makes the common part: the options (defaults when @p opt is NULL), rho from opt or
+   @p rho_default, rho_xi from opt or @p xi_default, X, Y, U (Y0/U0 or zeros; U from
+   @p u_default when given and no U0), Yprev, work, AX. @p xshape is X's, @p yshape Y's and
+   U's. */
+ag_status ag__solver_init(ag_solver *s, const char *fn, ag_solver_kind kind, const ag__solver_ops *ops,
+                          ag_queue *q, ag_device *dev, ag_dtype t, const ag_admm_options *opt, double rho_default,
+                          double xi_default, int xndim, const size_t *xshape, int yndim, const size_t *yshape);
+
+/* The norms ||x_i||_2 of @p n (up to 8) arrays, read back together. A NULL x_i gives 0. */
+ag_status ag__solver_norms(ag_solver *s, size_t n, const ag_array *const *x, double *out);
+/* Reads back element @p i of s->scal (what an operation wrote into s->scal_view[i]). */
+ag_status ag__solver_scalar(ag_solver *s, int i, double *out);
+/* sum |x| (the l1 norm) of @p x, using @p tmp (x's real dtype, x's shape) as scratch. */
+ag_status ag__solver_l1(ag_solver *s, const ag_array *x, ag_array *tmp, double *out);
+/* The relaxed A X (what ystep reads), and A X unrelaxed. */
+const ag_array *ag__solver_ax(const ag_solver *s);
+const ag_array *ag__solver_axnr(const ag_solver *s);
+/* A new array on the solver's device of its dtype. */
+ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array **a);
+
+#endif

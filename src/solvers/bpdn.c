@@ -1,0 +1,308 @@
+/* src/solvers/bpdn.c - basis pursuit denoising, sporco.admm.bpdn.BPDN (solvers.h).
+
+   The x step solves (D^T D + rho I) X = b, b = D^T S + rho C, C = Y - U. sporco factorises
+   D^T D + rho I (or D D^T + rho I, with the Woodbury identity) by Cholesky, again at every change
+   of rho. Here one eigendecomposition of the smaller Gram matrix, made once on the host in
+   double precision, serves every rho: D^T D = V diag(l) V^T with V (M x r, r = min(N, M))
+   orthonormal (from D D^T = W diag(l) W^T when N < M: V = D^T W diag(l)^-1/2). Since D^T S
+   lies in V's span, the part of X outside it is that of C, and
+     X = C + V Z,  Z = diag(-l / (l + rho)) V^T C + diag(1 / (l + rho)) V^T D^T S,
+   where V^T D^T S is made once. Nothing is divided by rho, so X keeps its precision when rho
+   is small: the Woodbury form b / rho - ... loses a factor (l + rho) / rho of it, which in
+   float32 stalls sporco's test problems. Each x step is two products with V and a scaling of
+   r columns; rho changes only the 2r weights. */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admm.h"
+#include "lapack.h"
+#include "anygpu/blas.h"
+#include "../error.h"
+
+typedef struct bpdn {
+  ag_array *d, *s;   /* D (N, M) and S (N, K) */
+  ag_array *dts;     /* D^T S (M, K), for the linear solve check */
+  ag_array *v;       /* V (M, r) */
+  ag_array *et;      /* (V^T D^T S)^T (K, r) */
+  ag_array *wa, *wb; /* the weights (r) for the current rho: -l / (l + rho), 1 / (l + rho) */
+  ag_array *tt, *zt; /* (V^T C)^T and Z^T (K, r) */
+  ag_array *c;       /* C = Y - U (M, K), then b for the check */
+  ag_array *resid;   /* D X - S (N, K) */
+  ag_array *absx;    /* |Y| (M, K), real */
+  double *l;         /* the eigenvalues (r), host */
+  size_t n, m, k, r;
+} bpdn;
+
+static ag_status set_weights(ag_solver *s) {
+  bpdn *p = s->impl;
+  double *w = malloc(2 * p->r * sizeof *w);
+  float *wf = malloc(2 * p->r * sizeof *wf);
+  if (w == NULL || wf == NULL) {
+    free(w), free(wf);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "BPDN: out of host memory for %zu weights", p->r);
+  }
+  for (size_t i = 0; i < p->r; i++) {
+    w[i] = -p->l[i] / (p->l[i] + s->rho);
+    w[p->r + i] = 1.0 / (p->l[i] + s->rho);
+  }
+  for (size_t i = 0; i < 2 * p->r; i++)
+    wf[i] = (float)w[i];
+  ag_array_free(p->wa), ag_array_free(p->wb);
+  p->wa = p->wb = NULL;
+  const char *src = s->dtype == AG_F64 ? (const char *)w : (const char *)wf;
+  size_t half = p->r * ag_dtype_size(s->dtype);
+  ag_status st = ag_array_from_host(s->dev, s->dtype, 1, &p->r, src, &p->wa);
+  if (st == AG_OK)
+    st = ag_array_from_host(s->dev, s->dtype, 1, &p->r, src + half, &p->wb);
+  free(w), free(wf);
+  return st;
+}
+
+static ag_status rhochange(ag_solver *s) { return set_weights(s); }
+
+static ag_status xstep(ag_solver *s) {
+  bpdn *p = s->impl;
+  ag_status st;
+  /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T */
+  if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK ||
+      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt)) != AG_OK ||
+      (st = ag_mul(s->q, p->tt, p->wa, p->tt)) != AG_OK || (st = ag_mul(s->q, p->et, p->wb, p->zt)) != AG_OK ||
+      (st = ag_add(s->q, p->zt, p->tt, p->zt)) != AG_OK || (st = ag_copy(s->q, p->c, s->x)) != AG_OK ||
+      (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK)
+    return st;
+  if (!s->opt.lin_solve_check)
+    return AG_OK;
+  /* sporco's rrs(D^T D X + rho X, b) = ||ax - b|| / ||b||, b = D^T S + rho C (into c), ax in
+     work */
+  double nrm[2];
+  if ((st = ag_axpby(s->q, 1.0, p->dts, s->rho, p->c, p->c)) != AG_OK ||
+      (st = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, s->x, 0.0, p->resid)) != AG_OK ||
+      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->d, p->resid, 0.0, s->work)) != AG_OK ||
+      (st = ag_axpby(s->q, 1.0, s->work, s->rho, s->x, s->work)) != AG_OK ||
+      (st = ag_sub(s->q, s->work, p->c, s->work)) != AG_OK ||
+      (st = ag__solver_norms(s, 2, (const ag_array *[]){s->work, p->c}, nrm)) != AG_OK)
+    return st;
+  s->xrrs = nrm[0] / nrm[1];
+  return AG_OK;
+}
+
+static ag_status ystep(ag_solver *s) {
+  ag_status st;
+  /* Y = prox_l1(AX + U, (lmbda / rho) wl1), then clipped at 0 with NonNegCoef */
+  if ((st = ag_add(s->q, ag__solver_ax(s), s->u, s->y)) != AG_OK ||
+      (st = ag_soft_threshold(s->q, s->y, (s->lmbda / s->rho) * s->opt.l1_weight, s->y)) != AG_OK)
+    return st;
+  return s->opt.nonneg ? ag_maximum_scalar(s->q, s->y, 0.0, s->y) : AG_OK;
+}
+
+static ag_status objective(ag_solver *s, ag_iter_stats *st) {
+  bpdn *p = s->impl;
+  const ag_array *fvar = s->opt.f_eval_x ? s->x : s->y, *gvar = s->opt.g_eval_y ? s->y : s->x;
+  ag_status rc;
+  double dn, l1;
+  /* (1/2) ||D fvar - S||^2 */
+  if ((rc = ag_copy(s->q, p->s, p->resid)) != AG_OK ||
+      (rc = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK ||
+      (rc = ag__solver_norms(s, 1, (const ag_array *[]){p->resid}, &dn)) != AG_OK ||
+      (rc = ag__solver_l1(s, gvar, p->absx, &l1)) != AG_OK)
+    return rc;
+  st->dfid = 0.5 * dn * dn;
+  st->reg = s->opt.l1_weight * l1;
+  st->obj = st->dfid + s->lmbda * st->reg;
+  return AG_OK;
+}
+
+static void destroy(ag_solver *s) {
+  bpdn *p = s->impl;
+  if (p == NULL)
+    return;
+  ag_array *a[] = {p->d, p->s, p->dts, p->v, p->et, p->wa, p->wb, p->tt, p->zt, p->c, p->resid, p->absx};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    ag_array_free(a[i]);
+  free(p->l);
+  free(p);
+}
+
+static const ag__solver_ops bpdn_ops = {
+    .name = "BPDN", .xstep = xstep, .ystep = ystep, .objective = objective, .rhochange = rhochange, .destroy = destroy};
+
+/* The eigendecomposition of the smaller Gram matrix of D (host, double): p->l, and V (host,
+   row-major M x r, into *v). Directions of eigenvalues below r l_max 2^-52 (rounding, a D
+   of lower rank) are left out of V (a zero column), so D's null space joins the part of X
+   outside V's span, as it should. */
+static ag_status factor(const char *fn, bpdn *p, const double *d, double **v) {
+  size_t n = p->n, m = p->m, r = p->r;
+  bool wide = n < m;
+  double *g = malloc(r * r * sizeof *g);
+  *v = calloc(m * r, sizeof **v);
+  p->l = malloc(r * sizeof *p->l);
+  if (g == NULL || *v == NULL || p->l == NULL) {
+    free(g);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory for the Gram matrix of D (%zu x %zu)", fn, r, r);
+  }
+  if (!wide) /* D^T D */
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)m, (int)n, 1.0, d, (int)m, d, (int)m, 0.0, g,
+                (int)m);
+  else /* D D^T */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)m, 1.0, d, (int)m, d, (int)m, 0.0, g,
+                (int)n);
+  ag_status st = ag__lapack_syev(fn, (int)r, g, p->l);
+  if (st == AG_OK) {
+    /* g's row j is eigenvector j (of D^T D, or W's column j of D D^T); l ascends */
+    double floor = p->l[r - 1] * (double)r * 0x1p-52;
+    if (wide) /* V = D^T W, then its columns scaled by l^-1/2 */
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)m, (int)r, (int)n, 1.0, d, (int)m, g, (int)r, 0.0, *v,
+                  (int)r);
+    for (size_t j = 0; j < r; j++) {
+      bool keep = p->l[j] > floor;
+      p->l[j] = keep ? p->l[j] : 0.0;
+      for (size_t i = 0; i < m; i++)
+        (*v)[i * r + j] = !keep ? 0.0 : wide ? (*v)[i * r + j] / sqrt(p->l[j]) : g[j * r + i];
+    }
+  }
+  free(g);
+  return st;
+}
+
+/* @p host (doubles) as an array of dtype t. */
+static ag_status upload(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, const double *host, ag_array **a) {
+  if (t == AG_F64)
+    return ag_array_from_host(dev, t, ndim, shape, host, a);
+  size_t n = 1;
+  for (int i = 0; i < ndim; i++)
+    n *= shape[i];
+  float *f = malloc((n ? n : 1) * sizeof *f);
+  if (f == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu values", n);
+  for (size_t i = 0; i < n; i++)
+    f[i] = (float)host[i];
+  ag_status st = ag_array_from_host(dev, t, ndim, shape, f, a);
+  free(f);
+  return st;
+}
+
+/* @p a's values as doubles (a new host array). */
+static ag_status download(const ag_array *a, double **out) {
+  size_t n = ag_array_size(a);
+  *out = malloc((n ? n : 1) * sizeof **out);
+  if (*out == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu values", n);
+  if (a->dtype == AG_F64)
+    return ag_array_to_host(a, *out, n * sizeof(double));
+  float *f = malloc((n ? n : 1) * sizeof *f);
+  if (f == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu values", n);
+  ag_status st = ag_array_to_host(a, f, n * sizeof *f);
+  for (size_t i = 0; st == AG_OK && i < n; i++)
+    (*out)[i] = f[i];
+  free(f);
+  return st;
+}
+
+static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S) {
+  ag_status st;
+  if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
+      (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
+    return st;
+  if (D->dtype != AG_F32 && D->dtype != AG_F64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; BPDN takes f32 or f64", fn, ag_dtype_name(D->dtype));
+  if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
+    return st;
+  if (D->ndim != 2 || (S->ndim != 1 && S->ndim != 2))
+    return ag__error(AG_ERR_MISMATCH, "%s: D must be 2-D (N, M) and S 1-D (N) or 2-D (N, K); they are %d-D and %d-D", fn,
+                     D->ndim, S->ndim);
+  if (S->shape[0] != D->shape[0])
+    return ag__error(AG_ERR_MISMATCH, "%s: S has %zu rows and D %zu; both must have N", fn, S->shape[0], D->shape[0]);
+  if (D->size == 0 || S->size == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu x %zu) and S (%zu values) must not be empty", fn, D->shape[0],
+                     D->shape[1], S->size);
+  if (D->shape[0] > INT32_MAX / 2 || D->shape[1] > INT32_MAX / 2)
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: D's sides (%zu x %zu) exceed LAPACK's int", fn, D->shape[0], D->shape[1]);
+  return AG_OK;
+}
+
+ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, double lmbda, const ag_admm_options *opt,
+                         ag_solver **solver) {
+  static const char fn[] = "ag_bpdn_create";
+  AG__CHECK_NOT_NULL(fn, solver);
+  *solver = NULL;
+  ag_status st = check_problem(fn, D, S);
+  if (st != AG_OK)
+    return st;
+  if (!(isnan(lmbda) || (lmbda >= 0 && isfinite(lmbda))))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0 (NaN: sporco's default)", fn, lmbda);
+  ag_solver *s = calloc(1, sizeof *s);
+  bpdn *p = calloc(1, sizeof *p);
+  double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL;
+  if (s == NULL || p == NULL) {
+    free(s), free(p);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  s->impl = p;
+  p->n = D->shape[0], p->m = D->shape[1], p->k = S->ndim == 2 ? S->shape[1] : 1;
+  p->r = p->n < p->m ? p->n : p->m;
+  ag_dtype t = D->dtype;
+  size_t n = p->n, m = p->m, k = p->k;
+  /* D and S on the host, D^T S and lmbda's default there too (once). */
+  if ((st = download(D, &dh)) != AG_OK || (st = download(S, &sh)) != AG_OK)
+    goto fail;
+  if ((dtsh = malloc(m * k * sizeof *dtsh)) == NULL) {
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    goto fail;
+  }
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)m, (int)k, (int)n, 1.0, dh, (int)m, sh, (int)k, 0.0, dtsh,
+              (int)k);
+  if (isnan(lmbda)) {
+    double mx = 0;
+    for (size_t i = 0; i < m * k; i++)
+      mx = fmax(mx, fabs(dtsh[i]));
+    lmbda = 0.1 * mx;
+  }
+  if (t == AG_F32)
+    lmbda = (float)lmbda;
+  s->lmbda = lmbda;
+  double xi = lmbda != 0.0 ? 1.0 + pow(18.3, log10(lmbda) + 1.0) : 1.0;
+  if ((st = ag__solver_init(s, fn, AG_SOLVER_BPDN, &bpdn_ops, q, D->dev, t, opt, 50.0 * lmbda + 1.0, xi, 2,
+                            (size_t[]){m, k}, 2, (size_t[]){m, k})) != AG_OK)
+    goto fail;
+  if (t == AG_F32)
+    s->rho = (float)s->rho, s->rho_xi = (float)s->rho_xi;
+  /* sporco's uinit: with Y0 and no U0, U = (lmbda / rho) sign(Y), which meets the dual
+     optimality condition */
+  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL &&
+      ((st = ag_sign(q, s->y, s->u)) != AG_OK || (st = ag_mul_scalar(q, s->u, lmbda / s->rho, s->u)) != AG_OK)) {
+    st = ag__prefix(st, fn);
+    goto fail;
+  }
+  if ((st = factor(fn, p, dh, &qh)) != AG_OK)
+    goto fail;
+  if ((eth = malloc(k * p->r * sizeof *eth)) == NULL) {
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+    goto fail;
+  }
+  /* et = (V^T D^T S)^T = (D^T S)^T V, K x r */
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)p->r, (int)m, 1.0, dtsh, (int)k, qh, (int)p->r,
+              0.0, eth, (int)p->r);
+  if ((st = upload(s->dev, t, 2, (size_t[]){n, m}, dh, &p->d)) != AG_OK ||
+      (st = upload(s->dev, t, 2, (size_t[]){n, k}, sh, &p->s)) != AG_OK ||
+      (st = upload(s->dev, t, 2, (size_t[]){m, k}, dtsh, &p->dts)) != AG_OK ||
+      (st = upload(s->dev, t, 2, (size_t[]){m, p->r}, qh, &p->v)) != AG_OK ||
+      (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, eth, &p->et)) != AG_OK ||
+      (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tt)) != AG_OK ||
+      (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->zt)) != AG_OK ||
+      (st = ag__solver_array(s, 2, (size_t[]){m, k}, &p->c)) != AG_OK ||
+      (st = ag__solver_array(s, 2, (size_t[]){n, k}, &p->resid)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 2, (size_t[]){m, k}, &p->absx)) != AG_OK || (st = set_weights(s)) != AG_OK) {
+    st = ag__prefix(st, fn);
+    goto fail;
+  }
+  free(dh), free(sh), free(dtsh), free(qh), free(eth);
+  *solver = s;
+  return AG_OK;
+fail:
+  free(dh), free(sh), free(dtsh), free(qh), free(eth);
+  ag_solver_destroy(s);
+  return st;
+}
