@@ -19,10 +19,11 @@ esac
 # (enabled with RUSTICL_ENABLE=llvmpipe; the tests do), so the OpenCL backend runs on any
 # machine; Check and oclgrind (which checks the kernels for races and uninitialised reads)
 # for the tests; numpy, the peer anygpu-bench measures against; pyFAI and scikit-image, the
-# references the diffraction layer is compared with; HDF5, which anygpu-integrate reads (and
-# h5py, with which its test writes an HDF5 file); pyopencl, for pyFAI's OpenCL integrator, the
-# peer of anygpu-bench's azint rows on OpenCL devices.
-packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-h5py python3-pyopencl libhdf5-dev
+# references the diffraction layer is compared with (scikit-image's TV denoiser also with
+# TVL2); scikit-learn, whose Lasso the BPDN solver is compared with; HDF5, which
+# anygpu-integrate reads (and h5py, with which its test writes an HDF5 file); pyopencl, for
+# pyFAI's OpenCL integrator, the peer of anygpu-bench's azint rows on OpenCL devices.
+packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl libhdf5-dev
 libopenblas-dev libfftw3-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
 mesa-opencl-icd clinfo check libsubunit-dev oclgrind"

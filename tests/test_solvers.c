@@ -393,6 +393,75 @@ START_TEST(tv_denoisers_reach_sporcos_pinned_values) {
 }
 END_TEST
 
+/* ---- robust PCA ----------------------------------------------------------------------------- */
+
+/* sporco's tests/admm/test_rpca.py test_01: U = u u^T (64 x 64, rank 5) plus a 10-sparse V,
+   gEvalY False, MaxMainIter 250, AutoRho on; sporco asserts ObjFun 321.493968419 within 1e-6,
+   mse(U, X) < 5e-6 and mse(V, Y) < 1e-8. f32: ObjFun within 2e-6 relative, the mse bounds
+   as sporco's. */
+static double *rpca_problem(npy_array *u, npy_array *v, double **low) {
+  *u = load("sporco_rpca_01_u"), *v = load("sporco_rpca_01_V");
+  size_t n = u->shape[0], k = u->shape[1];
+  double *d = malloc(n * n * sizeof *d), *l = malloc(n * n * sizeof *l);
+  ck_assert(d != NULL && l != NULL);
+  const double *uu = u->data, *vv = v->data;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      double acc = 0;
+      for (size_t r = 0; r < k; r++)
+        acc += uu[i * k + r] * uu[j * k + r];
+      l[i * n + j] = acc;
+      d[i * n + j] = acc + vv[i * n + j];
+    }
+  *low = l;
+  return d;
+}
+
+static ag_solver *rpca_solve(ag_device *dev, ag_dtype t, const double *d, size_t n) {
+  ag_array *s = upload(dev, t, 2, (size_t[]){n, n}, d);
+  ag_admm_options opt;
+  ck_assert_int_eq(ag_solver_options_default(AG_SOLVER_RPCA, &opt), AG_OK);
+  opt.g_eval_y = false, opt.max_iter = 250, opt.auto_rho.enabled = true;
+  ag_solver *b = NULL;
+  ck_assert_msg(ag_rpca_create(NULL, s, NAN, &opt, &b) == AG_OK, "%s: %s", test_label(), ag_last_error());
+  ck_assert_msg(ag_solver_solve(b) == AG_OK, "%s: %s", test_label(), ag_last_error());
+  ag_array_free(s);
+  return b;
+}
+
+START_TEST(rpca_reaches_sporcos_pinned_values) {
+  ag_device *dev = test_device(_i);
+  npy_array u, v;
+  double *low, *d = rpca_problem(&u, &v, &low);
+  size_t n = v.shape[0];
+  ag_dtype ts[2];
+  int nt = dtypes_of(dev, ts);
+  for (int it = 0; it < nt; it++) {
+    ag_dtype t = ts[it];
+    ag_solver *b = rpca_solve(dev, t, d, n);
+    const ag_iter_stats *h;
+    size_t k = ag_solver_history(b, &h);
+    double *x = download(ag_solver_var_get(b, AG_VAR_X)), *y = download(ag_solver_var_get(b, AG_VAR_Y));
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n * n; i++) {
+      mx += (x[i] - low[i]) * (x[i] - low[i]);
+      my += (y[i] - ((double *)v.data)[i]) * (y[i] - ((double *)v.data)[i]);
+    }
+    mx /= (double)(n * n), my /= (double)(n * n);
+    double obj = h[k - 1].obj, tol = t == AG_F64 ? 1e-6 : 2e-6 * 321.493968419;
+    printf("%s: RobustPCA %s: %zu iterations, ObjFun %.12g (sporco 321.493968419, tolerance %.2g), mse(U, X) %.3g, "
+           "mse(V, Y) %.3g\n",
+           test_label(), ag_dtype_name(t), k, obj, tol, mx, my);
+    ck_assert_msg(fabs(obj - 321.493968419) < tol, "%s: %s ObjFun %.12g", test_label(), ag_dtype_name(t), obj);
+    ck_assert_msg(mx < 5e-6 && my < 1e-8, "%s: %s mse %g %g", test_label(), ag_dtype_name(t), mx, my);
+    free(x), free(y);
+    ag_solver_destroy(b);
+  }
+  free(d), free(low);
+  npy_free(&u), npy_free(&v);
+}
+END_TEST
+
 /* ---- iterate by iterate with the numpy transcription of sporco ------------------------------- */
 
 /* Runs tests/sporco_ref.py's `run SOLVER DIR OUT key=value...` on the inputs written to DIR and
@@ -515,6 +584,32 @@ START_TEST(tv_iterates_match_the_numpy_transcription_of_sporco) {
     free(sig), free(u);
     npy_free(&v);
   }
+}
+END_TEST
+
+/* sporco's RobustPCA test_01, f64: each iteration's statistics (NrmNuc in DFid, NrmL1 in Reg)
+   as tests/sporco_ref.py gives them, to 1e-8 relative. */
+START_TEST(rpca_iterates_match_the_numpy_transcription_of_sporco) {
+  ag_device *dev = test_device(_i);
+  if (best_dtype(dev) != AG_F64) {
+    printf("%s: not run: the comparison is in f64, which the device does not have\n", test_label());
+    return;
+  }
+  npy_array u, v;
+  double *low, *d = rpca_problem(&u, &v, &low);
+  size_t n = v.shape[0];
+  const char *dir = test_tmp_dir("solvers");
+  char path[700], err[700];
+  snprintf(path, sizeof path, "%s/S.npy", dir);
+  ck_assert(npy_write(path, NPY_F8, 2, (size_t[]){n, n}, d, err, sizeof err));
+  char *keys[] = {"gEvalY=false", "MaxMainIter=250", "AutoRho.Enabled=true", NULL};
+  npy_array h = reference_history("rpca", dir, keys);
+  ag_solver *b = rpca_solve(dev, AG_F64, d, n);
+  compare_history("RobustPCA test_01", b, &h, 1e-8, 1e-12);
+  ag_solver_destroy(b);
+  npy_free(&h);
+  free(d), free(low);
+  npy_free(&u), npy_free(&v);
 }
 END_TEST
 
@@ -710,15 +805,18 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "iterating in steps matches one run and callbacks stop it",
                   iterating_in_steps_matches_one_run_and_callbacks_stop_it);
   add_device_test(s, "tv denoisers reach sporco's pinned values", tv_denoisers_reach_sporcos_pinned_values);
+  add_device_test(s, "rpca reaches sporco's pinned values", rpca_reaches_sporcos_pinned_values);
   add_device_test(s, "bad solver input is refused naming the argument", bad_solver_input_is_refused_naming_the_argument);
   char why[600];
   if (test_python_module("numpy", "numpy.__version__", "1.", "python3-numpy", why, sizeof why))
     add_device_test(s, "bpdn iterates match the numpy transcription of sporco",
                     bpdn_iterates_match_the_numpy_transcription_of_sporco),
         add_device_test(s, "tv iterates match the numpy transcription of sporco",
-                        tv_iterates_match_the_numpy_transcription_of_sporco);
+                        tv_iterates_match_the_numpy_transcription_of_sporco),
+        add_device_test(s, "rpca iterates match the numpy transcription of sporco",
+                        rpca_iterates_match_the_numpy_transcription_of_sporco);
   else
-    printf("SKIP (two tcases): the comparisons with the numpy transcription of sporco did not run: %s\n", why);
+    printf("SKIP (three tcases): the comparisons with the numpy transcription of sporco did not run: %s\n", why);
   if (test_python_module("sklearn.linear_model", "sklearn.__version__", "1.", "python3-sklearn", why, sizeof why))
     add_device_test(s, "bpdn agrees with scikit-learn's lasso", bpdn_agrees_with_scikit_learn_lasso);
   else

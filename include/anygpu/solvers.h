@@ -78,9 +78,9 @@ AG_API ag_status ag_solver_options_default(ag_solver_kind kind, ag_admm_options 
 typedef struct ag_iter_stats {
   size_t k;        /* Iter, from 0 */
   double obj;      /* ObjFun */
-  double dfid;     /* DFid: the data term */
-  double reg;      /* RegL1 (BPDN, ConvBPDN), RegTV (TVL1, TVL2), NrmNuc (RobustPCA) */
-  double reg2;     /* NrmL1 (RobustPCA) */
+  double dfid;     /* DFid: the data term; NrmNuc (RobustPCA) */
+  double reg;      /* RegL1 (BPDN, ConvBPDN), RegTV (TVL1, TVL2), NrmL1 (RobustPCA) */
+  double reg2;     /* Cnstr, ||X + Y - S|| (RobustPCA) */
   double r;        /* PrimalRsdl */
   double s;        /* DualRsdl */
   double eps_pri;  /* EpsPrimal */
@@ -119,6 +119,16 @@ AG_API ag_status ag_tvl2_create(ag_queue *q, const ag_array *S, double lmbda, co
                                 const ag_admm_options *opt, ag_solver **solver);
 AG_API ag_status ag_tvl1_create(ag_queue *q, const ag_array *S, double lmbda, const int *axes, size_t naxes,
                                 const ag_admm_options *opt, ag_solver **solver);
+
+/** Robust principal component analysis, sporco.admm.rpca.RobustPCA:
+      argmin_{X, Y} ||X||_* + lmbda ||Y||_1  such that  X + Y = S,
+    a low-rank X and a sparse Y. S is a 2-D matrix (m, n), f32 or f64; X and Y have its shape.
+    lmbda NaN is sporco's default, m^-1/2. Each x step thresholds the singular values of an
+    m x n matrix, by LAPACK on the host (ag_prox_nuclear): the matrix is read back and the
+    result written, on every device. ag_solver_var_get(s, AG_VAR_RESULT) is X, AG_VAR_Y is Y.
+    @p opt NULL: sporco's defaults (rho = 2 lmbda + 0.1, AutoRho every iteration). */
+AG_API ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_admm_options *opt,
+                                ag_solver **solver);
 
 /** Runs up to @p n iterations, fewer when the stopping test passes or the callback asks to
     stop. @p done (may be NULL) receives the iterations run. A solver continues where it

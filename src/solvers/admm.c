@@ -403,6 +403,11 @@ size_t ag_solver_history(const ag_solver *s, const ag_iter_stats **stats) {
 const ag_array *ag_solver_var_get(const ag_solver *s, ag_solver_var var) {
   if (s == NULL)
     return NULL;
+  if (s->ops->var != NULL) {
+    const ag_array *a = s->ops->var(s, var);
+    if (a != NULL)
+      return a;
+  }
   switch (var) {
   case AG_VAR_X:
     return s->x;

@@ -33,6 +33,9 @@ typedef struct ag__solver_ops {
   ag_status (*objective)(ag_solver *s, ag_iter_stats *st);
   /* After rho changed (rho_old to s->rho). NULL: nothing to do. */
   ag_status (*rhochange)(ag_solver *s);
+  /* The array ag_solver_var_get gives for @p var when it is not the iterate itself (RobustPCA's
+     Y); NULL: the iterate. */
+  const ag_array *(*var)(const ag_solver *s, ag_solver_var var);
   /* Frees the solver's own state (s->impl). */
   void (*destroy)(ag_solver *s);
 } ag__solver_ops;

@@ -1,0 +1,158 @@
+/* src/solvers/rpca.c - robust PCA, sporco.admm.rpca.RobustPCA (solvers.h):
+     argmin_{X, Y} ||X||_* + lmbda ||Y||_1 such that X + Y = S.
+   sporco's constraint is X + Y = S (B = +I, c = S); the iteration here keeps Y' = -Y, for
+   which it is X - Y' = S, the framework's form (admm.h), and every step, residual and
+   relaxation is sporco's with Y replaced by -Y':
+     x step: X = prox_nuclear(S - Y - U, 1 / rho) = prox_nuclear(S + Y' - U, 1 / rho),
+     y step: Y = prox_l1(S - AX - U, lmbda / rho), so Y' = prox_l1(AX + U - S, lmbda / rho)
+             (prox_l1 is odd);
+   ag_solver_var_get(AG_VAR_Y) gives Y itself. The singular value decomposition runs on the
+   host (ag_prox_nuclear: LAPACK, the matrix read back and the result written each x step). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "admm.h"
+#include "anygpu/prox.h"
+#include "../error.h"
+
+typedef struct rpca {
+  ag_array *s;      /* S */
+  ag_array *sv;     /* the thresholded singular values of the last x step (min(m, n)) */
+  ag_array *yout;   /* Y = -Y', made when asked for */
+  ag_array *absy;   /* |.| of Y's shape (real) */
+  ag_array *tmp;    /* S's shape */
+} rpca;
+
+static ag_status xstep(ag_solver *s) {
+  rpca *p = s->impl;
+  ag_status st;
+  /* work = S + Y' - U */
+  if ((st = ag_add(s->q, p->s, s->y, s->work)) != AG_OK || (st = ag_sub(s->q, s->work, s->u, s->work)) != AG_OK)
+    return st;
+  return ag_prox_nuclear(s->q, s->work, 1.0 / s->rho, s->x, p->sv);
+}
+
+static ag_status ystep(ag_solver *s) {
+  rpca *p = s->impl;
+  ag_status st;
+  if ((st = ag_add(s->q, ag__solver_ax(s), s->u, s->y)) != AG_OK || (st = ag_sub(s->q, s->y, p->s, s->y)) != AG_OK)
+    return st;
+  return ag_prox_l1(s->q, s->y, s->lmbda / s->rho, s->y);
+}
+
+static ag_status objective(ag_solver *s, ag_iter_stats *is) {
+  rpca *p = s->impl;
+  ag_status st;
+  double nuc, l1, cns;
+  /* ||fvar||_*: the x step's singular values, or those of S - Y = S + Y' */
+  if (s->opt.f_eval_x) {
+    if ((st = ag_sum(s->q, p->sv, AG_AXIS_ALL, s->scal_view[6])) != AG_OK ||
+        (st = ag__solver_scalar(s, 6, &nuc)) != AG_OK)
+      return st;
+  } else if ((st = ag_add(s->q, p->s, s->y, p->tmp)) != AG_OK ||
+             (st = ag_prox_nuclear(s->q, p->tmp, 0.0, s->work, p->sv)) != AG_OK ||
+             (st = ag_sum(s->q, p->sv, AG_AXIS_ALL, s->scal_view[6])) != AG_OK ||
+             (st = ag__solver_scalar(s, 6, &nuc)) != AG_OK) {
+    return st;
+  }
+  /* ||gvar||_1: Y (|Y'|), or S - X */
+  const ag_array *g = s->y;
+  if (!s->opt.g_eval_y) {
+    if ((st = ag_sub(s->q, p->s, s->x, p->tmp)) != AG_OK)
+      return st;
+    g = p->tmp;
+  }
+  if ((st = ag__solver_l1(s, g, p->absy, &l1)) != AG_OK)
+    return st;
+  /* ||X + Y - S|| = ||X - Y' - S|| */
+  if ((st = ag_sub(s->q, s->x, s->y, p->tmp)) != AG_OK || (st = ag_sub(s->q, p->tmp, p->s, p->tmp)) != AG_OK ||
+      (st = ag__solver_norms(s, 1, (const ag_array *[]){p->tmp}, &cns)) != AG_OK)
+    return st;
+  is->dfid = nuc;
+  is->reg = l1;
+  is->reg2 = cns;
+  is->obj = nuc + s->lmbda * l1;
+  return AG_OK;
+}
+
+static const ag_array *var(const ag_solver *s, ag_solver_var v) {
+  rpca *p = s->impl;
+  if (v != AG_VAR_Y)
+    return NULL;
+  if (ag_neg(s->q, s->y, p->yout) != AG_OK)
+    return NULL;
+  return p->yout;
+}
+
+static void destroy(ag_solver *s) {
+  rpca *p = s->impl;
+  if (p == NULL)
+    return;
+  ag_array *a[] = {p->s, p->sv, p->yout, p->absy, p->tmp};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    ag_array_free(a[i]);
+  free(p);
+}
+
+static const ag__solver_ops rpca_ops = {.name = "RobustPCA", .xstep = xstep, .ystep = ystep, .objective = objective,
+                                        .var = var, .destroy = destroy};
+
+ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_admm_options *opt,
+                         ag_solver **solver) {
+  static const char fn[] = "ag_rpca_create";
+  AG__CHECK_NOT_NULL(fn, solver);
+  *solver = NULL;
+  ag_status st = ag__check_array(fn, "S", S);
+  if (st != AG_OK)
+    return st;
+  if (S->dtype != AG_F32 && S->dtype != AG_F64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: S is %s; robust PCA takes f32 or f64", fn, ag_dtype_name(S->dtype));
+  if ((st = ag__check_fp64(fn, S->dev, S->dtype)) != AG_OK)
+    return st;
+  if (S->ndim != 2 || S->size == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: S must be a non-empty 2-D matrix; it is %d-D of %zu elements", fn,
+                     S->ndim, S->size);
+  if (!(isnan(lmbda) || (lmbda >= 0 && isfinite(lmbda))))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0 (NaN: sporco's default)", fn, lmbda);
+  if (isnan(lmbda))
+    lmbda = 1.0 / sqrt((double)S->shape[0]);
+  ag_solver *s = calloc(1, sizeof *s);
+  rpca *p = calloc(1, sizeof *p);
+  if (s == NULL || p == NULL) {
+    free(s), free(p);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  s->impl = p;
+  ag_dtype t = S->dtype;
+  if (t == AG_F32)
+    lmbda = (float)lmbda;
+  s->lmbda = lmbda;
+  double rho0 = 2.0 * lmbda + 0.1;
+  if (t == AG_F32)
+    rho0 = (float)rho0;
+  /* sporco's Y0 is Y; the iteration's Y' is -Y0, set after the common part copies it */
+  if ((st = ag__solver_init(s, fn, AG_SOLVER_RPCA, &rpca_ops, q, S->dev, t, opt, rho0, 1.0, 2, S->shape, 2,
+                            S->shape)) != AG_OK)
+    goto fail;
+  size_t k = S->shape[0] < S->shape[1] ? S->shape[0] : S->shape[1];
+  if ((st = ag__solver_array(s, 2, S->shape, &p->s)) != AG_OK || (st = ag_copy(q, S, p->s)) != AG_OK ||
+      (st = ag__solver_array(s, 2, S->shape, &s->c)) != AG_OK || (st = ag_copy(q, S, s->c)) != AG_OK ||
+      (st = ag__solver_array(s, 1, &k, &p->sv)) != AG_OK || (st = ag_fill(q, p->sv, 0.0)) != AG_OK ||
+      (st = ag__solver_array(s, 2, S->shape, &p->yout)) != AG_OK ||
+      (st = ag__solver_array(s, 2, S->shape, &p->tmp)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 2, S->shape, &p->absy)) != AG_OK || (st = ag_neg(q, s->y, s->y)) != AG_OK) {
+    st = ag__prefix(st, fn);
+    goto fail;
+  }
+  /* sporco's uinit: with Y0 and no U0, U = (lmbda / rho) sign(Y) = -(lmbda / rho) sign(Y') */
+  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL &&
+      ((st = ag_sign(q, s->y, s->u)) != AG_OK || (st = ag_mul_scalar(q, s->u, -lmbda / s->rho, s->u)) != AG_OK)) {
+    st = ag__prefix(st, fn);
+    goto fail;
+  }
+  *solver = s;
+  return AG_OK;
+fail:
+  ag_solver_destroy(s);
+  return st;
+}
