@@ -756,6 +756,47 @@ START_TEST(bad_solver_input_is_refused_naming_the_argument) {
   ck_assert_int_eq(ag_bpdn_create(NULL, d, s, 1, &opt, &b), AG_ERR_MISMATCH);
   ck_assert_ptr_nonnull(strstr(ag_last_error(), "ag_bpdn_create: opt->y0 is f32 of 5 elements"));
   ck_assert_ptr_null(b);
+  /* TV and robust PCA */
+  ag_array *s4 = NULL, *c = NULL;
+  ck_assert_int_eq(ag_array_create(dev, AG_F32, 4, (size_t[]){2, 2, 2, 2}, &s4), AG_OK);
+  ck_assert_int_eq(ag_array_create(dev, AG_C64, 2, (size_t[]){3, 4}, &c), AG_OK);
+  struct {
+    const ag_array *s;
+    const int *axes;
+    size_t naxes;
+    double lmbda;
+    ag_status want;
+    const char *says;
+  } tvc[] = {
+      {NULL, NULL, 0, 1, AG_ERR_INVALID_ARGUMENT, "S is NULL"},
+      {s4, NULL, 0, 1, AG_ERR_INVALID_ARGUMENT, "S is 4-D of 16 elements; it must be 1-D to 3-D"},
+      {c, NULL, 0, 1, AG_ERR_UNSUPPORTED, "S is c64; total-variation denoising takes f32 or f64"},
+      {d, (const int[]){0, 2}, 2, 1, AG_ERR_INVALID_ARGUMENT, "axes[1] is 2: not an axis of S (2-D), or repeated"},
+      {d, (const int[]){1, 1}, 2, 1, AG_ERR_INVALID_ARGUMENT, "axes[1] is 1: not an axis of S (2-D), or repeated"},
+      {d, (const int[]){0, 1, 0}, 3, 1, AG_ERR_INVALID_ARGUMENT, "naxes is 3; S (2-D) takes 1 to 2 axes"},
+      {d, NULL, 0, -2, AG_ERR_INVALID_ARGUMENT, "lmbda is -2; it must be >= 0"},
+  };
+  for (size_t i = 0; i < sizeof tvc / sizeof tvc[0]; i++)
+    for (int l1 = 0; l1 < 2; l1++) {
+      b = (ag_solver *)&b;
+      ag_status st = l1 ? ag_tvl1_create(NULL, tvc[i].s, tvc[i].lmbda, tvc[i].axes, tvc[i].naxes, NULL, &b)
+                        : ag_tvl2_create(NULL, tvc[i].s, tvc[i].lmbda, tvc[i].axes, tvc[i].naxes, NULL, &b);
+      const char *fn = l1 ? "ag_tvl1_create: " : "ag_tvl2_create: ";
+      ck_assert_msg(st == tvc[i].want && strstr(ag_last_error(), fn) != NULL &&
+                        strstr(ag_last_error(), tvc[i].says) != NULL,
+                    "%s: TV case %zu: %s, %s; wanted %s, %s%s", test_label(), i, ag_status_name(st), ag_last_error(),
+                    ag_status_name(tvc[i].want), fn, tvc[i].says);
+      ck_assert_ptr_null(b);
+    }
+  ck_assert_int_eq(ag_rpca_create(NULL, s4, 1, NULL, &b), AG_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(ag_last_error(), "ag_rpca_create: S must be a non-empty 2-D matrix"));
+  ck_assert_int_eq(ag_rpca_create(NULL, c, 1, NULL, &b), AG_ERR_UNSUPPORTED);
+  ck_assert_ptr_nonnull(strstr(ag_last_error(), "ag_rpca_create: S is c64"));
+  ck_assert_int_eq(ag_rpca_create(NULL, d, -1, NULL, &b), AG_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_nonnull(strstr(ag_last_error(), "ag_rpca_create: lmbda is -1"));
+  ck_assert_int_eq(ag_rpca_create(NULL, d, 1, NULL, NULL), AG_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(b);
+  ag_array_free(s4), ag_array_free(c);
   ck_assert_int_eq(ag_solver_iterate(NULL, 1, NULL), AG_ERR_INVALID_ARGUMENT);
   ck_assert_ptr_nonnull(strstr(ag_last_error(), "ag_solver_iterate: s is NULL"));
   ck_assert_int_eq(ag_solver_solve(NULL), AG_ERR_INVALID_ARGUMENT);
