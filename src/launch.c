@@ -48,6 +48,9 @@ ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bk
    (ag__launch_style in backends/backend.h): one work-item per element; few, large
    work-groups of long chunks; or work-groups of 256 filling the device with a grid-stride
    loop. */
+/* The longest elementwise launch the host runs on one thread. */
+#define AG__EW_SERIAL_MAX 16384
+
 static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r, uint64_t *chunk) {
   memset(r, 0, sizeof *r);
   r->dims = 1;
@@ -56,6 +59,11 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
   if (dev->traits.launch == AG__LAUNCH_ITEMS) {
     *chunk = 1;
     r->global[0] = n;
+    /* A short array is one work-group, which the host runs on the calling thread: the threads'
+       start and join cost more than its few thousand elements, and far more when the machine's
+       cores are all busy (an iterative solver launches dozens of them an iteration). */
+    if (n <= AG__EW_SERIAL_MAX && n <= max_wg)
+      r->local[0] = n;
     return;
   }
   if (dev->traits.launch == AG__LAUNCH_CHUNKS) {

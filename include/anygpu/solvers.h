@@ -95,7 +95,7 @@ typedef struct ag_solver ag_solver;
 
 /** Basis pursuit denoising, sporco.admm.bpdn.BPDN:
       argmin_X (1/2) ||D X - S||_2^2 + lmbda ||X||_1
-    D is (N, M), S is (N, K) or (N) (one signal); X, Y and U are (M, K) (or (M)). f32 or f64,
+    D is (N, M), S is (N, K) or (N) (one signal); X, Y and U are (M, K), K = 1 for a 1-D S. f32 or f64,
     one dtype and device. lmbda NaN is sporco's default, 0.1 max |D^T S|. The linear system
     (D^T D + rho I) X = b of each iteration is solved through one eigendecomposition of the
     smaller Gram matrix (D^T D, or D D^T with the Woodbury identity) made once on the host in
@@ -129,6 +129,26 @@ AG_API ag_status ag_tvl1_create(ag_queue *q, const ag_array *S, double lmbda, co
     @p opt NULL: sporco's defaults (rho = 2 lmbda + 0.1, AutoRho every iteration). */
 AG_API ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_admm_options *opt,
                                 ag_solver **solver);
+
+/** Convolutional basis pursuit denoising, sporco.admm.cbpdn.ConvBPDN:
+      argmin_X (1/2) || sum_m d_m * x_m - s_k ||_2^2 + lmbda sum_m ||x_m||_1  for each signal k,
+    * the circular convolution over the two spatial axes. D is [M][Nd0][Nd1] (M single-channel
+    filters, each no larger than the signals), S is [N0][N1] or [K][N0][N1] (K signals), f32 or
+    f64, one dtype and device. X, Y and U are always 4-D, [K][M][N0][N1] (K = 1 for a 2-D S).
+    sporco's axes map as: its S (N0, N1, K) is S [K][N0][N1], its D (Nd0, Nd1, M) is
+    D [M][Nd0][Nd1], its X (N0, N1, 1, K, M) is X [K][M][N0][N1]; a single-channel D with a
+    C-channel S (sporco's dimK=0) is the same problem as K = C signals.
+    lmbda NaN is sporco's default, 0.1 max |conj(D^) S^| over the DFT; rho defaults to
+    50 lmbda + 1 and AutoRho's target to 1 + 18.3^(log10 lmbda + 1), as sporco's. The x step is
+    sporco's, in the DFT domain with real FFTs (ag_rfft) and the Sherman-Morrison solve per
+    frequency, computed without dividing by rho; sporco's HighMemSolve (a cached factor) only
+    changes how fast that is, and is not an option here: the results are HighMemSolve False's.
+    NoBndryCross is not implemented. With y0 and no u0, U starts at (lmbda / rho) sign(Y0).
+    @return AG_ERR_UNSUPPORTED for multi-channel input (a 4-D D or S: not implemented yet) and
+    dtypes other than f32 and f64; AG_ERR_MISMATCH for other shapes. @p opt NULL: sporco's
+    defaults. */
+AG_API ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, double lmbda,
+                                 const ag_admm_options *opt, ag_solver **solver);
 
 /** Runs up to @p n iterations, fewer when the stopping test passes or the callback asks to
     stop. @p done (may be NULL) receives the iterations run. A solver continues where it

@@ -360,6 +360,14 @@ static ag_status one_iteration(ag_solver *s, bool *stop) {
 }
 
 const ag_array *ag__solver_ax(const ag_solver *s) { return ax_of(s); }
+
+ag_status ag__solver_ystep_l1(ag_solver *s) {
+  ag_status st;
+  if ((st = ag_add(s->q, ax_of(s), s->u, s->y)) != AG_OK ||
+      (st = ag_soft_threshold(s->q, s->y, (s->lmbda / s->rho) * s->opt.l1_weight, s->y)) != AG_OK)
+    return st;
+  return s->opt.nonneg ? ag_maximum_scalar(s->q, s->y, 0.0, s->y) : AG_OK;
+}
 const ag_array *ag__solver_axnr(const ag_solver *s) { return axnr_of(s); }
 
 ag_status ag_solver_iterate(ag_solver *s, size_t n, size_t *done) {

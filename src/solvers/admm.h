@@ -85,6 +85,9 @@ ag_status ag__solver_l1(ag_solver *s, const ag_array *x, ag_array *tmp, double *
 /* The relaxed A X (what ystep reads), and A X unrelaxed. */
 const ag_array *ag__solver_ax(const ag_solver *s);
 const ag_array *ag__solver_axnr(const ag_solver *s);
+/* The y step of BPDN and ConvBPDN: Y = prox_l1(AX + U, (lmbda / rho) l1_weight), then clipped
+   at 0 with nonneg (NonNegCoef). */
+ag_status ag__solver_ystep_l1(ag_solver *s);
 /* A new array on the solver's device of its dtype. */
 ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array **a);
 

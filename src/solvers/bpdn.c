@@ -88,15 +88,6 @@ static ag_status xstep(ag_solver *s) {
   return AG_OK;
 }
 
-static ag_status ystep(ag_solver *s) {
-  ag_status st;
-  /* Y = prox_l1(AX + U, (lmbda / rho) wl1), then clipped at 0 with NonNegCoef */
-  if ((st = ag_add(s->q, ag__solver_ax(s), s->u, s->y)) != AG_OK ||
-      (st = ag_soft_threshold(s->q, s->y, (s->lmbda / s->rho) * s->opt.l1_weight, s->y)) != AG_OK)
-    return st;
-  return s->opt.nonneg ? ag_maximum_scalar(s->q, s->y, 0.0, s->y) : AG_OK;
-}
-
 static ag_status objective(ag_solver *s, ag_iter_stats *st) {
   bpdn *p = s->impl;
   const ag_array *fvar = s->opt.f_eval_x ? s->x : s->y, *gvar = s->opt.g_eval_y ? s->y : s->x;
@@ -126,7 +117,7 @@ static void destroy(ag_solver *s) {
 }
 
 static const ag__solver_ops bpdn_ops = {
-    .name = "BPDN", .xstep = xstep, .ystep = ystep, .objective = objective, .rhochange = rhochange, .destroy = destroy};
+    .name = "BPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .rhochange = rhochange, .destroy = destroy};
 
 /* The eigendecomposition of the smaller Gram matrix of D (host, double): p->l, and V (host,
    row-major M x r, into *v). Directions of eigenvalues below r l_max 2^-52 (rounding, a D

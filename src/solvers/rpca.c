@@ -77,7 +77,7 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
 
 static const ag_array *var(const ag_solver *s, ag_solver_var v) {
   rpca *p = s->impl;
-  if (v != AG_VAR_Y)
+  if (v != AG_VAR_Y && !(v == AG_VAR_RESULT && !s->opt.return_x))
     return NULL;
   if (ag_neg(s->q, s->y, p->yout) != AG_OK)
     return NULL;

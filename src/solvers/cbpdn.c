@@ -1,0 +1,266 @@
+/* src/solvers/cbpdn.c - convolutional basis pursuit denoising, sporco.admm.cbpdn.ConvBPDN
+   (solvers.h), single-channel dictionaries.
+
+   X = Y (ADMMEqual). The x step works in the DFT domain over the two spatial axes, with real
+   FFTs: Zf = rfft(Y - U), then per signal and frequency the solve of
+   (rho I + d d^H) x = conj(d) s + rho z (Sherman-Morrison, the csc family's xstep kernel),
+   X = irfft(Xf). D's spectrum (D zero padded to the signal's size) and S's are made once. The
+   y step is prox_l1(AX + U, lmbda / rho W), then clipped at 0 with NonNegCoef. The data term
+   of the objective is taken from the half spectra as sporco's rfl2norm2 does (the csc family's
+   resid kernel weighs the bins), the l1 term over X (ConvBPDN's AuxVarObj False). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admm.h"
+#include "anygpu/fft.h"
+#include "../error.h"
+#include "../launch.h"
+#define AG_SHAPES_ONLY
+#include "../../kernels_shared/csc.h"
+#undef AG_SHAPES_ONLY
+
+AG__SHAPE_LAUNCHER(launch_xstep, AG_SHAPE_CSC_XSTEP)
+AG__SHAPE_LAUNCHER(launch_check, AG_SHAPE_CSC_CHECK)
+AG__SHAPE_LAUNCHER(launch_resid, AG_SHAPE_CSC_RESID)
+
+typedef struct cbpdn {
+  size_t k, m, n0, n1, nh; /* signals, filters, the signal's sides, n1 / 2 + 1 */
+  ag_dtype ct;             /* the complex dtype of the spectra */
+  ag_array *df;            /* D's spectrum [M][N0][NH] */
+  ag_array *sf;            /* S's spectrum [K][N0][NH] */
+  ag_array *zf, *xf;       /* rfft(Y - U) and X's spectrum [K][M][N0][NH] */
+  ag_array *ef;            /* the weighted residual's spectrum [K][N0][NH] */
+  ag_array *bf, *rf;       /* the linear system's right side and residual (LinSolveCheck) */
+  ag_array *absx;          /* |X| [K][M][N0][N1], real */
+} cbpdn;
+
+/* The kernel @p base of the csc family for the solver's complex dtype, with its n items. */
+static ag__launch csc_launch(ag_solver *s, const char *base, char *name, size_t cap, size_t n) {
+  cbpdn *p = s->impl;
+  snprintf(name, cap, "%s_%s", base, ag_dtype_name(p->ct));
+  return (ag__launch){.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_csc,
+                      .variant = (int)p->ct, .kernel = name, .form = AG__FORM_ITEMS, .n = n};
+}
+
+/* rho in the kernels' real type. */
+typedef struct real_val {
+  double d;
+  float f;
+} real_val;
+static ag__val real_of(const ag_solver *s, real_val *v, double x) {
+  v->d = x, v->f = (float)x;
+  return s->dtype == AG_F64 ? (ag__val){&v->d, 8} : (ag__val){&v->f, 4};
+}
+
+static ag_status xstep(ag_solver *s) {
+  cbpdn *p = s->impl;
+  ag_status st;
+  char name[48];
+  uint64_t m = p->m, f = p->n0 * p->nh;
+  ag__launch l = csc_launch(s, "ag_csc_xstep", name, sizeof name, p->k * f);
+  real_val rv;
+  if ((st = ag_sub(s->q, s->y, s->u, s->work)) != AG_OK || (st = ag_rfft(s->q, s->work, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK ||
+      (st = launch_xstep(&l, p->df, p->sf, p->zf, m, f, real_of(s, &rv, s->rho), p->xf)) != AG_OK ||
+      (st = ag_irfft(s->q, p->xf, 2, AG_FFT_BACKWARD, s->x)) != AG_OK)
+    return st;
+  if (!s->opt.lin_solve_check)
+    return AG_OK;
+  /* sporco's rrs(D^H D Xf + rho Xf, b) = ||residual|| / ||b||, over the half spectra */
+  l = csc_launch(s, "ag_csc_check", name, sizeof name, p->k * f);
+  double nrm[2];
+  if ((st = launch_check(&l, p->df, p->sf, p->zf, p->xf, m, f, real_of(s, &rv, s->rho), p->bf, p->rf)) != AG_OK ||
+      (st = ag__solver_norms(s, 2, (const ag_array *[]){p->rf, p->bf}, nrm)) != AG_OK)
+    return st;
+  s->xrrs = nrm[0] / nrm[1];
+  return AG_OK;
+}
+
+static ag_status objective(ag_solver *s, ag_iter_stats *is) {
+  cbpdn *p = s->impl;
+  ag_status st;
+  /* fvar's spectrum: Xf from the x step, or rfft(Y) (into zf, not needed any more) */
+  const ag_array *fv = p->xf;
+  if (!s->opt.f_eval_x) {
+    if ((st = ag_rfft(s->q, s->y, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK)
+      return st;
+    fv = p->zf;
+  }
+  char name[48];
+  uint64_t m = p->m, f = p->n0 * p->nh, nh = p->nh, n1 = p->n1;
+  ag__launch l = csc_launch(s, "ag_csc_resid", name, sizeof name, p->k * f);
+  double en, l1;
+  if ((st = launch_resid(&l, p->df, p->sf, fv, m, f, nh, n1, p->ef)) != AG_OK ||
+      (st = ag__solver_norms(s, 1, (const ag_array *[]){p->ef}, &en)) != AG_OK ||
+      (st = ag__solver_l1(s, s->opt.g_eval_y ? s->y : s->x, p->absx, &l1)) != AG_OK)
+    return st;
+  is->dfid = 0.5 * en * en / ((double)p->n0 * (double)p->n1);
+  is->reg = s->opt.l1_weight * l1;
+  is->obj = is->dfid + s->lmbda * is->reg;
+  return AG_OK;
+}
+
+static void destroy(ag_solver *s) {
+  cbpdn *p = s->impl;
+  if (p == NULL)
+    return;
+  ag_array *a[] = {p->df, p->sf, p->zf, p->xf, p->ef, p->bf, p->rf, p->absx};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    ag_array_free(a[i]);
+  free(p);
+}
+
+static const ag__solver_ops cbpdn_ops = {
+    .name = "ConvBPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .destroy = destroy};
+
+static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S) {
+  ag_status st;
+  if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
+      (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
+    return st;
+  if (D->dtype != AG_F32 && D->dtype != AG_F64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; ConvBPDN takes f32 or f64", fn, ag_dtype_name(D->dtype));
+  if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
+    return st;
+  if (D->ndim == 4 || S->ndim == 4)
+    return ag__error(AG_ERR_UNSUPPORTED,
+                     "%s: D is %d-D and S %d-D: multi-channel problems (D [M][C][Nd0][Nd1], S [K][C][N0][N1]) are "
+                     "not implemented yet",
+                     fn, D->ndim, S->ndim);
+  if (D->ndim != 3 || (S->ndim != 2 && S->ndim != 3))
+    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] and S 2-D [N0][N1] or 3-D [K][N0][N1]; they are "
+                     "%d-D and %d-D",
+                     fn, D->ndim, S->ndim);
+  if (D->size == 0 || S->size == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu values) and S (%zu values) must not be empty", fn, D->size,
+                     S->size);
+  const size_t *ns = S->shape + (S->ndim - 2);
+  if (D->shape[1] > ns[0] || D->shape[2] > ns[1])
+    return ag__error(AG_ERR_MISMATCH, "%s: D's filters (%zu x %zu) are larger than the signals of S (%zu x %zu)", fn,
+                     D->shape[1], D->shape[2], ns[0], ns[1]);
+  return AG_OK;
+}
+
+/* The largest |conj(Df) Sf| over signals, filters and frequencies: sporco's default lmbda is
+   a tenth of it. Read back once, at creation. */
+static ag_status max_dhs(const cbpdn *p, double *out) {
+  size_t nd = ag_array_size(p->df), ns = ag_array_size(p->sf);
+  double *d = malloc(2 * nd * sizeof *d), *sv = malloc(2 * ns * sizeof *sv);
+  float *f = malloc(2 * (nd > ns ? nd : ns) * sizeof *f);
+  ag_status st = AG_OK;
+  if (d == NULL || sv == NULL || f == NULL) {
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for the spectra");
+    goto done;
+  }
+  const ag_array *src[2] = {p->df, p->sf};
+  double *dst[2] = {d, sv};
+  for (int a = 0; a < 2 && st == AG_OK; a++) {
+    size_t n = 2 * ag_array_size(src[a]);
+    if (p->ct == AG_C128) {
+      st = ag_array_to_host(src[a], dst[a], n * sizeof(double));
+    } else if ((st = ag_array_to_host(src[a], f, n * sizeof(float))) == AG_OK) {
+      for (size_t i = 0; i < n; i++)
+        dst[a][i] = f[i];
+    }
+  }
+  double mx = 0;
+  size_t fr = p->n0 * p->nh;
+  for (size_t k = 0; st == AG_OK && k < p->k; k++)
+    for (size_t j = 0; j < p->m; j++)
+      for (size_t i = 0; i < fr; i++) {
+        const double *a = d + 2 * (j * fr + i), *b = sv + 2 * (k * fr + i);
+        mx = fmax(mx, hypot(a[0] * b[0] + a[1] * b[1], a[0] * b[1] - a[1] * b[0]));
+      }
+  *out = mx;
+done:
+  free(d), free(sv), free(f);
+  return st;
+}
+
+/* D [M][Nd0][Nd1] zero padded to [M][N0][N1], in a new array (made on the host, once). */
+static ag_status pad_filters(const ag_array *D, size_t n0, size_t n1, ag_array **out) {
+  size_t m = D->shape[0], d0 = D->shape[1], d1 = D->shape[2], es = ag_dtype_size(D->dtype);
+  unsigned char *src = malloc(D->size * es), *dst = calloc(m * n0 * n1, es);
+  ag_status st = AG_OK;
+  if (src == NULL || dst == NULL)
+    st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for the padded filters");
+  if (st == AG_OK)
+    st = ag_array_to_host(D, src, D->size * es);
+  for (size_t j = 0; st == AG_OK && j < m; j++)
+    for (size_t a = 0; a < d0; a++)
+      memcpy(dst + ((j * n0 + a) * n1) * es, src + ((j * d0 + a) * d1) * es, d1 * es);
+  if (st == AG_OK)
+    st = ag_array_from_host(D->dev, D->dtype, 3, (size_t[]){m, n0, n1}, dst, out);
+  free(src), free(dst);
+  return st;
+}
+
+ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, double lmbda, const ag_admm_options *opt,
+                          ag_solver **solver) {
+  static const char fn[] = "ag_cbpdn_create";
+  AG__CHECK_NOT_NULL(fn, solver);
+  *solver = NULL;
+  ag_status st = check_problem(fn, D, S);
+  if (st != AG_OK)
+    return st;
+  if (!(isnan(lmbda) || (lmbda >= 0 && isfinite(lmbda))))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0 (NaN: sporco's default)", fn, lmbda);
+  ag_solver *s = calloc(1, sizeof *s);
+  cbpdn *p = calloc(1, sizeof *p);
+  if (s == NULL || p == NULL) {
+    free(s), free(p);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  s->impl = p;
+  ag_dtype t = D->dtype;
+  p->ct = t == AG_F64 ? AG_C128 : AG_C64;
+  p->m = D->shape[0];
+  p->k = S->ndim == 3 ? S->shape[0] : 1;
+  p->n0 = S->shape[S->ndim - 2], p->n1 = S->shape[S->ndim - 1], p->nh = p->n1 / 2 + 1;
+  size_t k = p->k, m = p->m, n0 = p->n0, n1 = p->n1, nh = p->nh;
+  size_t xs[4] = {k, m, n0, n1}, xfs[4] = {k, m, n0, nh}, sfs[3] = {k, n0, nh};
+  ag_array *dpad = NULL, *s3 = NULL;
+  if ((st = pad_filters(D, n0, n1, &dpad)) != AG_OK ||
+      (st = ag_array_reshape(S, 3, (size_t[]){k, n0, n1}, &s3)) != AG_OK ||
+      (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){m, n0, nh}, &p->df)) != AG_OK ||
+      (st = ag_array_create(D->dev, p->ct, 3, sfs, &p->sf)) != AG_OK ||
+      (st = ag_rfft(q, dpad, 2, AG_FFT_BACKWARD, p->df)) != AG_OK || (st = ag_rfft(q, s3, 2, AG_FFT_BACKWARD, p->sf)) != AG_OK)
+    goto fail;
+  if (isnan(lmbda)) {
+    double mx = 0;
+    if ((st = max_dhs(p, &mx)) != AG_OK)
+      goto fail;
+    lmbda = 0.1 * mx;
+  }
+  if (t == AG_F32)
+    lmbda = (float)lmbda;
+  s->lmbda = lmbda;
+  double xi = lmbda != 0.0 ? 1.0 + pow(18.3, log10(lmbda) + 1.0) : 1.0;
+  if ((st = ag__solver_init(s, fn, AG_SOLVER_CBPDN, &cbpdn_ops, q, D->dev, t, opt, 50.0 * lmbda + 1.0, xi, 4, xs, 4,
+                            xs)) != AG_OK)
+    goto fail_prefixed;
+  if (t == AG_F32)
+    s->rho = (float)s->rho, s->rho_xi = (float)s->rho_xi;
+  /* sporco's uinit: with Y0 and no U0, U = (lmbda / rho) sign(Y), which meets the dual
+     optimality condition (sporco 0.2.2 itself fails there, reading lmbda before setting it) */
+  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL &&
+      ((st = ag_sign(q, s->y, s->u)) != AG_OK || (st = ag_mul_scalar(q, s->u, lmbda / s->rho, s->u)) != AG_OK))
+    goto fail;
+  if ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->zf)) != AG_OK ||
+      (st = ag_array_create(s->dev, p->ct, 4, xfs, &p->xf)) != AG_OK ||
+      (st = ag_array_create(s->dev, p->ct, 3, sfs, &p->ef)) != AG_OK ||
+      (st = ag__solver_array(s, 4, xs, &p->absx)) != AG_OK ||
+      (s->opt.lin_solve_check && ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->bf)) != AG_OK ||
+                                  (st = ag_array_create(s->dev, p->ct, 4, xfs, &p->rf)) != AG_OK)))
+    goto fail;
+  ag_array_free(dpad), ag_array_free(s3);
+  *solver = s;
+  return AG_OK;
+fail:
+  st = ag__prefix(st, fn);
+fail_prefixed:
+  ag_array_free(dpad), ag_array_free(s3);
+  ag_solver_destroy(s);
+  return st;
+}
