@@ -91,6 +91,22 @@ static ag_status check_options(const char *fn, const ag_admm_options *o) {
   return AG_OK;
 }
 
+ag_status ag__solver_alloc(const char *fn, double lmbda, bool nan_default, size_t impl_size, ag_solver **s) {
+  *s = NULL;
+  if (!((nan_default && isnan(lmbda)) || (lmbda >= 0 && isfinite(lmbda))))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0%s", fn, lmbda,
+                     nan_default ? " (NaN: sporco's default)" : "");
+  ag_solver *n = calloc(1, sizeof *n);
+  void *impl = calloc(1, impl_size);
+  if (n == NULL || impl == NULL) {
+    free(n), free(impl);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  n->impl = impl;
+  *s = n;
+  return AG_OK;
+}
+
 ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array **a) {
   return ag_array_create(s->dev, s->dtype, ndim, shape, a);
 }

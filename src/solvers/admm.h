@@ -68,6 +68,10 @@ struct ag_solver {
   void *impl;           /* the solver's own state */
 };
 
+/* Checks lmbda (>= 0 and finite, or NaN where @p nan_default: the solver's default) and
+   allocates a zeroed solver with a zeroed impl of @p impl_size bytes (s->impl). */
+ag_status ag__solver_alloc(const char *fn, double lmbda, bool nan_default, size_t impl_size, ag_solver **s);
+
 /* Makes the common part: the options (defaults when @p opt is NULL), rho from opt or
    @p rho_default, rho_xi from opt or @p xi_default, X, Y, U (Y0/U0 or zeros; U from
    @p u_default when given and no U0), Yprev, work, AX. @p xshape is X's, @p yshape Y's and

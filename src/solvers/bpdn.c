@@ -222,16 +222,11 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
   ag_status st = check_problem(fn, D, S);
   if (st != AG_OK)
     return st;
-  if (!(isnan(lmbda) || (lmbda >= 0 && isfinite(lmbda))))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0 (NaN: sporco's default)", fn, lmbda);
-  ag_solver *s = calloc(1, sizeof *s);
-  bpdn *p = calloc(1, sizeof *p);
+  ag_solver *s;
+  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(bpdn), &s)) != AG_OK)
+    return st;
+  bpdn *p = s->impl;
   double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL;
-  if (s == NULL || p == NULL) {
-    free(s), free(p);
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  }
-  s->impl = p;
   p->n = D->shape[0], p->m = D->shape[1], p->k = S->ndim == 2 ? S->shape[1] : 1;
   p->r = p->n < p->m ? p->n : p->m;
   ag_dtype t = D->dtype;

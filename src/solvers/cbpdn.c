@@ -204,15 +204,10 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
   ag_status st = check_problem(fn, D, S);
   if (st != AG_OK)
     return st;
-  if (!(isnan(lmbda) || (lmbda >= 0 && isfinite(lmbda))))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0 (NaN: sporco's default)", fn, lmbda);
-  ag_solver *s = calloc(1, sizeof *s);
-  cbpdn *p = calloc(1, sizeof *p);
-  if (s == NULL || p == NULL) {
-    free(s), free(p);
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  }
-  s->impl = p;
+  ag_solver *s;
+  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(cbpdn), &s)) != AG_OK)
+    return st;
+  cbpdn *p = s->impl;
   ag_dtype t = D->dtype;
   p->ct = t == AG_F64 ? AG_C128 : AG_C64;
   p->m = D->shape[0];

@@ -112,17 +112,12 @@ ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_
   if (S->ndim != 2 || S->size == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: S must be a non-empty 2-D matrix; it is %d-D of %zu elements", fn,
                      S->ndim, S->size);
-  if (!(isnan(lmbda) || (lmbda >= 0 && isfinite(lmbda))))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0 (NaN: sporco's default)", fn, lmbda);
   if (isnan(lmbda))
     lmbda = 1.0 / sqrt((double)S->shape[0]);
-  ag_solver *s = calloc(1, sizeof *s);
-  rpca *p = calloc(1, sizeof *p);
-  if (s == NULL || p == NULL) {
-    free(s), free(p);
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  }
-  s->impl = p;
+  ag_solver *s;
+  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(rpca), &s)) != AG_OK)
+    return st;
+  rpca *p = s->impl;
   ag_dtype t = S->dtype;
   if (t == AG_F32)
     lmbda = (float)lmbda;

@@ -265,15 +265,10 @@ static ag_status create(const char *fn, bool l1, ag_queue *q, const ag_array *S,
                        axes[j], S->ndim);
     mask |= 1u << (axes[j] + 3 - S->ndim);
   }
-  if (!(lmbda >= 0 && isfinite(lmbda)))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0", fn, lmbda);
-  ag_solver *s = calloc(1, sizeof *s);
-  tv *p = calloc(1, sizeof *p);
-  if (s == NULL || p == NULL) {
-    free(s), free(p);
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  }
-  s->impl = p;
+  ag_solver *s;
+  if ((st = ag__solver_alloc(fn, lmbda, false, sizeof(tv), &s)) != AG_OK)
+    return st;
+  tv *p = s->impl;
   p->l1 = l1, p->naxes = (int)naxes, p->mask = mask;
   for (size_t j = 0; j < naxes; j++)
     p->axes[j] = axes[j];
