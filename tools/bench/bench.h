@@ -50,6 +50,7 @@ typedef struct totals {
   bool any_linalg;   /* a BLAS and FFT table was printed */
   bool any_azint;    /* an azimuthal integration table was printed */
   bool any_template; /* a template matching table was printed */
+  bool any_solvers;  /* a solvers table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -109,8 +110,18 @@ int template_child(const char *spec);
 int template_device(const char *self, const device_entry *d, bool csv, totals *tot);
 void template_footer(const totals *tot);
 
+/* ---- the solver rows (solvers.c) ------------------------------------------------------- */
+
+unsigned solvers_mask(const char *only);
+int solvers_child(const char *spec, const char *dtype_name);
+int solvers_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot);
+void solvers_footer(const totals *tot);
+
 /* ---- the Python peer (peer.c) ----------------------------------------------------------- */
 
 int peer_start(bool gpu, const char *peer, const char *const args[3], coproc *c, char *name, size_t name_size);
+int peer_file_save(const char *name, const char *path);
+int peer_folder_make(char *dir);
+void peer_folder_remove(char *dir, const char *const *files, size_t count);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench.h"
 #include "embedded.h"
@@ -36,20 +37,68 @@
    argv: cpu FOLDER frac_keep n_best. "setup ROW" reads template.c's .npy files from FOLDER
    and runs a first call, "ready MS" (or "skip REASON"); "hits" prints the last call's best
    matches of the first and last frames, which template.c checks; "round" runs a timed call,
-   "time MS"; "free" drops the arrays, "ok". */
+   "time MS"; "free" drops the arrays, "ok".
+
+   peer_solvers.py: the solver rows' peer, numpy on the CPU whatever the device. argv: cpu
+   FOLDER, where solvers.c has saved sporco_ref (tests/sporco_ref.py, the transcription of
+   sporco the tests use, compiled in beside the peers) for it to import. "setup ROW" writes the
+   row's problem (sporco_ref.bench_problem) into FOLDER as S.npy (and D.npy), "problem SOLVER
+   LMBDA AXES" (or "skip REASON"); "round" makes a solver and times its 100 iterations, "time MS
+   obj OBJ iterations N"; "free" drops them, "ok". */
 extern const ag__embedded peer_scripts[];
+
+/* The compiled-in file @p name (its file name without extension); NULL when this build has
+   none. */
+static const ag__embedded *peer_file(const char *name) {
+  for (const ag__embedded *f = peer_scripts; f->name != NULL; f++)
+    if (strcmp(f->name, name) == 0)
+      return f;
+  return NULL;
+}
+
+/* A new empty folder @p dir (at least 32 bytes) under /tmp for the files a peer exchanges with
+   this program. Returns 0, or -1 having said why, with @p dir empty. */
+int peer_folder_make(char *dir) {
+  snprintf(dir, 32, "/tmp/anygpu-bench-XXXXXX");
+  if (mkdtemp(dir) != NULL)
+    return 0;
+  perror("anygpu-bench: mkdtemp");
+  dir[0] = '\0';
+  return -1;
+}
+
+/* Removes the @p count files named @p files from @p dir, then @p dir, and empties @p dir;
+   nothing when it is empty. */
+void peer_folder_remove(char *dir, const char *const *files, size_t count) {
+  if (dir[0] == '\0')
+    return;
+  char path[1100];
+  for (size_t k = 0; k < count; k++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[k]);
+    unlink(path);
+  }
+  rmdir(dir);
+  dir[0] = '\0';
+}
+
+/* Writes the compiled-in file @p name to @p path, for a peer to import. Returns 0, or -1 having
+   said why. */
+int peer_file_save(const char *name, const char *path) {
+  const ag__embedded *f = peer_file(name);
+  FILE *out = f != NULL ? fopen(path, "w") : NULL;
+  bool ok = out != NULL && fwrite(f->data, 1, f->size, out) == f->size;
+  if (out != NULL && fclose(out) != 0)
+    ok = false;
+  if (!ok)
+    fprintf(stderr, "anygpu-bench: writing %s: %s\n", path, f == NULL ? "not in this build" : strerror(errno));
+  return ok ? 0 : -1;
+}
 
 /* The script of peer @p peer ("peer_stream" or "peer_linalg"): peer_prelude.py, then the
    peer's own file, NUL-terminated; the caller frees it. Ends this process when the host has no
    memory left. */
 static char *peer_script(const char *peer) {
-  const ag__embedded *prelude = NULL, *own = NULL;
-  for (const ag__embedded *f = peer_scripts; f->name != NULL; f++) {
-    if (strcmp(f->name, "peer_prelude") == 0)
-      prelude = f;
-    if (strcmp(f->name, peer) == 0)
-      own = f;
-  }
+  const ag__embedded *prelude = peer_file("peer_prelude"), *own = peer_file(peer);
   if (prelude == NULL || own == NULL) {
     fprintf(stderr, "anygpu-bench: no peer script %s in this build\n", peer);
     exit(1);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench.h"
 #include "npy.h"
@@ -325,27 +324,15 @@ static const char *const tm_files[4] = {"frames.npy", "r.npy", "theta.npy", "int
 
 /* Removes what tm_write_files made in @p dir (nothing when it is empty). */
 static void tm_remove_files(char *dir) {
-  if (dir[0] == '\0')
-    return;
-  char path[1100];
-  for (int k = 0; k < 4; k++) {
-    snprintf(path, sizeof path, "%s/%s", dir, tm_files[k]);
-    unlink(path);
-  }
-  rmdir(dir);
-  dir[0] = '\0';
+  peer_folder_remove(dir, tm_files, 4);
 }
 
 /* A new folder @p dir (at least 32 bytes) holding the data as .npy files for the peer:
    frames [TM_FRAMES, TM_THETA, TM_R] float32; r, theta [TM_TEMPLATES, TM_SPOTS] uint32 and
    intensity float32. Returns 0, or -1 having said why, with nothing left behind. */
 static int tm_write_files(const tm_data *d, char *dir) {
-  snprintf(dir, 32, "/tmp/anygpu-bench-XXXXXX");
-  if (mkdtemp(dir) == NULL) {
-    perror("anygpu-bench: mkdtemp");
-    dir[0] = '\0';
+  if (peer_folder_make(dir) != 0)
     return -1;
-  }
   const size_t fs[3] = {TM_FRAMES, TM_THETA, TM_R}, ts[2] = {TM_TEMPLATES, TM_SPOTS};
   const struct {
     npy_dtype type;
