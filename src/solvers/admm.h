@@ -24,8 +24,8 @@ typedef struct ag__solver_ops {
   /* out = A^T y, for the dual residual and its normalisation (NULL with cnst_a NULL). */
   ag_status (*cnst_at)(ag_solver *s, const ag_array *y, ag_array *out);
   /* Replaces the default residuals (sporco's rsdl_r, rsdl_s, rsdl_rn, rsdl_sn): the norms of
-     the primal residual r and dual residual s, and of their normalisations rn and sn, given
-     by the default (*r, *rn) and to be changed. NULL: the default,
+     the primal residual r and dual residual s, and of their normalisations rn and sn, each
+     holding the default's value on entry, to be changed. NULL: the default,
      r = ||AXnr - Y - c||, s = rho ||A^T (Yprev - Y)||, rn = max(||AXnr||, ||Y||, ||c||),
      sn = rho ||A^T U||. */
   ag_status (*residuals)(ag_solver *s, double *r, double *sd, double *rn, double *sn);

@@ -173,12 +173,16 @@ static ag_status tv_norm(ag_solver *s, const ag_array *gv, double *out) {
 static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   tv *p = s->impl;
   ag_status st;
-  /* gvar: Y, or A X (minus c, whose gradient components are 0) */
+  /* gvar: Y, or A X - c: this iteration's AXnr (X has not changed since), copied for TVL1,
+     whose last component becomes X - S below */
   const ag_array *gv = s->y;
   if (!s->opt.g_eval_y) {
-    if ((st = cnst_a(s, s->x, s->work)) != AG_OK)
-      return st;
-    gv = s->work;
+    gv = ag__solver_axnr(s);
+    if (p->l1) {
+      if ((st = ag_copy(s->q, gv, s->work)) != AG_OK)
+        return st;
+      gv = s->work;
+    }
   }
   double reg, dfd;
   if ((st = tv_norm(s, gv, &reg)) != AG_OK)
@@ -206,16 +210,16 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   return AG_OK;
 }
 
-/* TVL1's residuals: sporco's rsdl_s is rho ||A^T U|| (not of Yprev - Y) and rsdl_sn rho ||U||. */
+/* TVL1's residuals: sporco's rsdl_s is rho ||A^T U|| (not of Yprev - Y), which is the default's
+   sn, and its rsdl_sn rho ||U||. */
 static ag_status tvl1_residuals(ag_solver *s, double *r, double *sd, double *rn, double *sn) {
   (void)r, (void)rn;
-  double nrm[2];
-  ag_status st;
-  if ((st = cnst_at(s, s->u, s->xtmp[0])) != AG_OK ||
-      (st = ag__solver_norms(s, 2, (const ag_array *[]){s->xtmp[0], s->u}, nrm)) != AG_OK)
+  double nu;
+  ag_status st = ag__solver_norms(s, 1, (const ag_array *[]){s->u}, &nu);
+  if (st != AG_OK)
     return st;
-  *sd = s->rho * nrm[0];
-  *sn = s->rho * nrm[1];
+  *sd = *sn;
+  *sn = s->rho * nu;
   return AG_OK;
 }
 
