@@ -17,13 +17,13 @@ npy_array sv_load(const char *name) {
   return a;
 }
 
-/* An array of dtype @p t on @p dev from doubles. */
+/* An array of dtype @p t on @p dev from doubles (complex: re, im interleaved). */
 ag_array *sv_upload(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, const double *v) {
-  size_t n = 1;
+  size_t n = t == AG_C64 || t == AG_C128 ? 2 : 1;
   for (int i = 0; i < ndim; i++)
     n *= shape[i];
   ag_array *a = NULL;
-  if (t == AG_F64) {
+  if (t == AG_F64 || t == AG_C128) {
     ck_assert_int_eq(ag_array_from_host(dev, t, ndim, shape, v, &a), AG_OK);
     return a;
   }
@@ -36,12 +36,13 @@ ag_array *sv_upload(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, c
   return a;
 }
 
-/* An array's values as doubles (the caller frees). */
+/* An array's values as doubles (complex: re, im interleaved; the caller frees). */
 double *sv_download(const ag_array *a) {
-  size_t n = ag_array_size(a);
+  ag_dtype t = ag_array_dtype(a);
+  size_t n = ag_array_size(a) * (t == AG_C64 || t == AG_C128 ? 2 : 1);
   double *d = malloc((n ? n : 1) * sizeof *d);
   ck_assert_ptr_nonnull(d);
-  if (ag_array_dtype(a) == AG_F64) {
+  if (t == AG_F64 || t == AG_C128) {
     ck_assert_int_eq(ag_array_to_host(a, d, n * sizeof *d), AG_OK);
   } else {
     float *f = malloc((n ? n : 1) * sizeof *f);
@@ -111,4 +112,63 @@ void sv_compare_history(const char *what, const ag_solver *b, const npy_array *h
   ck_assert_msg(n == h->shape[0], "%s: %s: %zu iterations, the reference %zu", test_label(), what, n, h->shape[0]);
   printf("%s: %s: %zu iterations agree with the numpy transcription of sporco (worst relative %.2g)\n", test_label(),
          what, n, worst);
+}
+
+sv_csc_problem sv_csc_load(const char *d_name, const char *s_name, const char *x0_name) {
+  sv_csc_problem p = {0};
+  p.d_src = sv_load(d_name);
+  p.s_src = sv_load(s_name);
+  ck_assert(p.d_src.ndim == 3 && (p.s_src.ndim == 2 || p.s_src.ndim == 3));
+  p.d0 = p.d_src.shape[0], p.d1 = p.d_src.shape[1], p.m = p.d_src.shape[2];
+  p.n0 = p.s_src.shape[0], p.n1 = p.s_src.shape[1], p.k = p.s_src.ndim == 3 ? p.s_src.shape[2] : 1;
+  size_t nd = p.d0 * p.d1, ns = p.n0 * p.n1;
+  p.d = malloc(p.m * nd * sizeof *p.d);
+  p.s = malloc(p.k * ns * sizeof *p.s);
+  ck_assert(p.d != NULL && p.s != NULL);
+  const double *d = p.d_src.data, *s = p.s_src.data;
+  for (size_t j = 0; j < p.m; j++)
+    for (size_t a = 0; a < nd; a++)
+      p.d[j * nd + a] = d[a * p.m + j];
+  for (size_t k = 0; k < p.k; k++)
+    for (size_t a = 0; a < ns; a++)
+      p.s[k * ns + a] = s[a * p.k + k];
+  if (x0_name != NULL) {
+    npy_array x0 = sv_load(x0_name);
+    ck_assert(x0.ndim == 3 && x0.shape[0] == p.n0 && x0.shape[1] == p.n1 && x0.shape[2] == p.m);
+    p.x0 = malloc(p.m * ns * sizeof *p.x0);
+    ck_assert_ptr_nonnull(p.x0);
+    const double *x = x0.data;
+    for (size_t j = 0; j < p.m; j++)
+      for (size_t a = 0; a < ns; a++)
+        p.x0[j * ns + a] = x[a * p.m + j];
+    npy_free(&x0);
+  }
+  return p;
+}
+
+void sv_csc_free(sv_csc_problem *p) {
+  npy_free(&p->d_src), npy_free(&p->s_src);
+  free(p->d), free(p->s), free(p->x0);
+}
+
+double *sv_csc_reconstruct(const sv_csc_problem *p, const double *x) {
+  size_t n0 = p->n0, n1 = p->n1;
+  double *r = calloc(n0 * n1, sizeof *r);
+  ck_assert_ptr_nonnull(r);
+  for (size_t j = 0; j < p->m; j++)
+    for (size_t a = 0; a < p->d0; a++)
+      for (size_t b = 0; b < p->d1; b++) {
+        double w = p->d[(j * p->d0 + a) * p->d1 + b];
+        for (size_t i0 = 0; i0 < n0; i0++)
+          for (size_t i1 = 0; i1 < n1; i1++)
+            r[i0 * n1 + i1] += w * x[(j * n0 + (i0 + n0 - a) % n0) * n1 + (i1 + n1 - b) % n1];
+      }
+  return r;
+}
+
+double sv_rrs(const double *a, const double *b, size_t n) {
+  double e = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < n; i++)
+    e += (a[i] - b[i]) * (a[i] - b[i]), na += a[i] * a[i], nb += b[i] * b[i];
+  return sqrt(e) / sqrt(fmax(na, nb));
 }

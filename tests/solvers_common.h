@@ -10,9 +10,9 @@
 
 /* tests/data/NAME.npy, read whole (f8). */
 npy_array sv_load(const char *name);
-/* An array of dtype @p t on @p dev from doubles. */
+/* An array of dtype @p t on @p dev from doubles (complex dtypes: re, im interleaved). */
 ag_array *sv_upload(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, const double *v);
-/* An array's values as doubles (the caller frees). */
+/* An array's values as doubles (complex: re, im interleaved; the caller frees). */
 double *sv_download(const ag_array *a);
 /* The dtypes a device computes in: f64 where it has double precision (else it says so), then
    f32. Returns how many. */
@@ -25,5 +25,23 @@ npy_array sv_reference_history(const char *solver, const char *dir, char *const 
    relative, ObjFun, DFid, Reg and the residuals to @p tol relative (of the larger of the
    values and @p floor), and the same number of iterations. */
 void sv_compare_history(const char *what, const ag_solver *b, const npy_array *h, double tol, double floor);
+
+/* A convolutional sparse coding problem of tests/data in anygpu's layout: sporco's D
+   (Nd0, Nd1, M) as [M][Nd0][Nd1], its S (N0, N1) or (N0, N1, K) as [K][N0][N1] (K = 1 for a
+   2-D S), and X0 (N0, N1, M), when named, as [M][N0][N1]. d_src and s_src are as stored, for
+   tests/sporco_ref.py. */
+typedef struct sv_csc_problem {
+  npy_array d_src, s_src;
+  double *d, *s, *x0;
+  size_t m, d0, d1, k, n0, n1;
+} sv_csc_problem;
+/* tests/data/@p d_name.npy, @p s_name.npy and (unless NULL) @p x0_name.npy. */
+sv_csc_problem sv_csc_load(const char *d_name, const char *s_name, const char *x0_name);
+void sv_csc_free(sv_csc_problem *p);
+/* sum_m d_m * x_m for the first signal, the circular convolution written out (x [M][N0][N1]);
+   the caller frees. */
+double *sv_csc_reconstruct(const sv_csc_problem *p, const double *x);
+/* ||a - b|| / max(||a||, ||b||), tests/data/README.md's rrs. */
+double sv_rrs(const double *a, const double *b, size_t n);
 
 #endif

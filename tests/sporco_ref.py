@@ -40,7 +40,8 @@ Command line
   AutoRho.RsdlRatio=, AutoRho.RsdlTarget=, AutoRho.AutoScaling=, AutoRho.StdResiduals=,
   AuxVarObj=, fEvalX=, gEvalY=, ReturnX=, HighMemSolve=, NonNegCoef=, NoBndryCross=,
   L1Weight= (scalar), LinSolveCheck=, GSTol=, MaxGSIter=, DFidWeight=, TVWeight=,
-  L= (pgm), Backtrack=standard|none (pgm), Backtrack.gamma_u=, Backtrack.maxiter=,
+  L= (pgm), Backtrack=standard|robust|none (pgm), Backtrack.gamma_u=,
+  Backtrack.gamma_d= (robust), Backtrack.maxiter=,
   Momentum=nesterov|linear|genlinear (pgm), Momentum.a=, Momentum.b=,
   StepSizePolicy=none|cauchy|bb (pgm), Monotone=, AutoStop.Enabled=, AutoStop.Tau0=.
   Values: true/false, none, integers, floats, comma lists.
@@ -1115,7 +1116,8 @@ class PGMConvBPDN(object):
         for k in range(k0, k0 + o['MaxMainIter']):
             self.k = k
             self.Xfprv = self.Xf.copy()
-            if not o['FastSolve']:
+            if not o['FastSolve'] or isinstance(self.backtrack,
+                                                BacktrackRobust):
                 self.Yfprv = self.Yf.copy()
             if o['Monotone']:
                 if k == 0:
@@ -1147,6 +1149,15 @@ class PGMConvBPDN(object):
         return self.X
 
 
+def _backtrack_f_q(so, gY):
+    """The backtracking's test values: F = f(X) and the quadratic model
+    Q = f(Y) + <grad f(Y), X - Y> + L/2 ||X - Y||^2 (raw half spectra)."""
+    Dxy = so.Xf - so.Yf
+    Q = so.obfn_f(so.Yf) + np.sum(np.real(np.conj(Dxy) * gY)) + \
+        (so.L / 2.) * np.linalg.norm(Dxy.flatten(), 2) ** 2
+    return so.obfn_f(so.Xf), Q
+
+
 class BacktrackStandard(object):
     """Beck-Teboulle backtracking: grow L by gamma_u until
     F(x) <= f(y) + <grad f(y), x - y> + L/2 ||x - y||^2 (all in the raw half
@@ -1162,10 +1173,7 @@ class BacktrackStandard(object):
         search = True
         while search and n < self.maxiter:
             so.xstep(gY)
-            f = so.obfn_f(so.Xf)
-            Dxy = so.Xf - so.Yf
-            Q = so.obfn_f(so.Yf) + np.sum(np.real(np.conj(Dxy) * gY)) + \
-                (so.L / 2.) * np.linalg.norm(Dxy.flatten(), 2) ** 2
+            f, Q = _backtrack_f_q(so, gY)
             if f <= Q:
                 search = False
             else:
@@ -1173,6 +1181,40 @@ class BacktrackStandard(object):
             n += 1
         so.F, so.Q, so.iterBTrack = f, Q, n
         so.ystep()
+
+
+class BacktrackRobust(object):
+    """Florea-Vorobyov robust backtracking: L shrinks by gamma_d at each
+    iteration's start, then grows by gamma_u until F <= Q; Y is rebuilt per try
+    from the previous X and the accumulated Zrb, and there is no y step."""
+
+    def __init__(self, gamma_d=0.9, gamma_u=2.0, maxiter=50):
+        self.gamma_d = gamma_d
+        self.gamma_u = gamma_u
+        self.maxiter = maxiter
+        self.Tk = 0.
+        self.Zrb = None
+
+    def update(self, so):
+        if self.Zrb is None:
+            self.Zrb = so.Xf.copy()
+        so.L *= self.gamma_d
+        n = 0
+        search = True
+        while search and n < self.maxiter:
+            t = float(1. + np.sqrt(1. + 4. * so.L * self.Tk)) / (2. * so.L)
+            T = self.Tk + t
+            so.Yf = (self.Tk * so.Xfprv + t * self.Zrb) / T
+            gY = so.xstep()
+            f, Q = _backtrack_f_q(so, gY)
+            if f <= Q:
+                search = False
+            else:
+                so.L *= self.gamma_u
+            n += 1
+        self.Tk = T
+        self.Zrb += t * so.L * (so.Xf - so.Yf)
+        so.F, so.Q, so.iterBTrack = f, Q, n
 
 
 class MomentumNesterov(object):
@@ -1223,16 +1265,20 @@ class StepSizeBB(object):
 
 
 def _parse_backtrack(v):
-    if v is None or isinstance(v, BacktrackStandard):
+    if v is None or isinstance(v, (BacktrackStandard, BacktrackRobust)):
         return v
     if isinstance(v, dict):
-        return BacktrackStandard(**v)
+        v = dict(v)
+        kind = str(v.pop('kind', 'standard')).lower()
+        return {'standard': BacktrackStandard,
+                'robust': BacktrackRobust}[kind](**v)
     if str(v).lower() in ('none', 'false', ''):
         return None
     if str(v).lower() == 'standard':
         return BacktrackStandard()
-    raise ValueError('Backtrack: only standard (BacktrackStandard) is '
-                     'transcribed')
+    if str(v).lower() == 'robust':
+        return BacktrackRobust()
+    raise ValueError('Backtrack: standard or robust')
 
 
 def _parse_momentum(v):
@@ -1608,9 +1654,11 @@ def _parse_kv(args):
             if k == 'axes' and not isinstance(val, tuple):
                 val = (val,)
             params[k] = val
-        elif k in ('Backtrack.gamma_u', 'Backtrack.maxiter'):
+        elif k in ('Backtrack.gamma_u', 'Backtrack.gamma_d',
+                   'Backtrack.maxiter'):
             bt = opt.get('Backtrack')
-            bt = dict(bt) if isinstance(bt, dict) else {}
+            bt = dict(bt) if isinstance(bt, dict) else \
+                {'kind': bt} if isinstance(bt, str) else {}
             bt[k.split('.')[1]] = val
             opt['Backtrack'] = bt
         elif k in ('Momentum.a', 'Momentum.b'):
@@ -1622,6 +1670,8 @@ def _parse_kv(args):
         elif k == 'Backtrack' and isinstance(opt.get('Backtrack'), dict):
             if str(val).lower() in ('none', 'false') or val is None:
                 opt['Backtrack'] = None
+            else:
+                opt['Backtrack']['kind'] = str(val).lower()
         elif k == 'Momentum' and isinstance(opt.get('Momentum'), dict):
             opt['Momentum']['kind'] = str(val).lower()
         elif '.' in k:

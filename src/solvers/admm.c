@@ -61,7 +61,9 @@ ag_status ag_solver_options_default(ag_solver_kind kind, ag_admm_options *opt) {
     opt->auto_rho.rsdl_target = 1.0;
     return AG_OK;
   case AG_SOLVER_PGM_CBPDN:
-    return AG_OK;
+    return ag__error(AG_ERR_INVALID_ARGUMENT,
+                     "ag_solver_options_default: kind is AG_SOLVER_PGM_CBPDN, whose options are an ag_pgm_options: "
+                     "use ag_pgm_options_default");
   }
   return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_solver_options_default: kind is %d, not an ag_solver_kind",
                    (int)kind);
@@ -154,12 +156,8 @@ ag_status ag__solver_init(ag_solver *s, const char *fn, ag_solver_kind kind, con
     s->nc *= (double)yshape[i];
   if ((st = ag__solver_array(s, xndim, xshape, &s->x)) != AG_OK || (st = ag_fill(q, s->x, 0.0)) != AG_OK ||
       (st = ag__solver_array(s, yndim, yshape, &s->yprev)) != AG_OK ||
-      (st = ag__solver_array(s, yndim, yshape, &s->work)) != AG_OK ||
-      (st = ag_array_create(dev, ag__dtype_real(t), 1, (size_t[]){8}, &s->scal)) != AG_OK)
+      (st = ag__solver_array(s, yndim, yshape, &s->work)) != AG_OK || (st = ag__solver_make_scalars(s)) != AG_OK)
     return ag__prefix(st, fn);
-  for (size_t i = 0; i < 8; i++)
-    if ((st = ag_array_index(s->scal, i, &s->scal_view[i])) != AG_OK)
-      return ag__prefix(st, fn);
   if ((st = start_value(s, fn, "opt->y0", s->opt.y0, yndim, yshape, &s->y)) != AG_OK ||
       (st = start_value(s, fn, "opt->u0", s->opt.u0, yndim, yshape, &s->u)) != AG_OK)
     return st;
@@ -174,16 +172,15 @@ ag_status ag__solver_init(ag_solver *s, const char *fn, ag_solver_kind kind, con
   return AG_OK;
 }
 
-ag_status ag__solver_norms(ag_solver *s, size_t n, const ag_array *const *x, double *out) {
+ag_status ag__solver_make_scalars(ag_solver *s) {
+  ag_status st = ag_array_create(s->dev, ag__dtype_real(s->dtype), 1, (size_t[]){8}, &s->scal);
+  for (size_t i = 0; st == AG_OK && i < 8; i++)
+    st = ag_array_index(s->scal, i, &s->scal_view[i]);
+  return st;
+}
+
+ag_status ag__solver_scalars(ag_solver *s, size_t n, double *out) {
   ag_status st;
-  for (size_t i = 0; i < n; i++) {
-    if (x[i] == NULL) {
-      if ((st = ag_fill(s->q, s->scal_view[i], 0.0)) != AG_OK)
-        return st;
-    } else if ((st = ag_nrm2(s->q, x[i], AG_AXIS_ALL, s->scal_view[i])) != AG_OK) {
-      return st;
-    }
-  }
   if (s->scal->dtype == AG_F64) {
     double d[8];
     if ((st = ag_array_to_host(s->scal, d, sizeof d)) != AG_OK)
@@ -199,6 +196,19 @@ ag_status ag__solver_norms(ag_solver *s, size_t n, const ag_array *const *x, dou
   return AG_OK;
 }
 
+ag_status ag__solver_norms(ag_solver *s, size_t n, const ag_array *const *x, double *out) {
+  ag_status st;
+  for (size_t i = 0; i < n; i++) {
+    if (x[i] == NULL) {
+      if ((st = ag_fill(s->q, s->scal_view[i], 0.0)) != AG_OK)
+        return st;
+    } else if ((st = ag_nrm2(s->q, x[i], AG_AXIS_ALL, s->scal_view[i])) != AG_OK) {
+      return st;
+    }
+  }
+  return ag__solver_scalars(s, n, out);
+}
+
 ag_status ag__solver_l1(ag_solver *s, const ag_array *x, ag_array *tmp, double *out) {
   ag_status st;
   if ((st = ag_abs(s->q, x, tmp)) != AG_OK || (st = ag_sum(s->q, tmp, AG_AXIS_ALL, s->scal_view[7])) != AG_OK)
@@ -207,16 +217,9 @@ ag_status ag__solver_l1(ag_solver *s, const ag_array *x, ag_array *tmp, double *
 }
 
 ag_status ag__solver_scalar(ag_solver *s, int i, double *out) {
-  ag_status st;
-  if (s->scal->dtype == AG_F64) {
-    double d[8];
-    st = ag_array_to_host(s->scal, d, sizeof d);
-    *out = d[i];
-  } else {
-    float f[8];
-    st = ag_array_to_host(s->scal, f, sizeof f);
-    *out = f[i];
-  }
+  double v[8];
+  ag_status st = ag__solver_scalars(s, (size_t)i + 1, v);
+  *out = v[i];
   return st;
 }
 
@@ -332,7 +335,7 @@ static ag_status update_rho(ag_solver *s, size_t k, double r, double sd) {
   return AG_OK;
 }
 
-static ag_status push_stats(ag_solver *s, const ag_iter_stats *st) {
+ag_status ag__solver_push_stats(ag_solver *s, const ag_iter_stats *st) {
   if (s->nhist == s->caphist) {
     size_t cap = s->caphist ? 2 * s->caphist : 64;
     ag_iter_stats *h = realloc(s->hist, cap * sizeof *h);
@@ -353,7 +356,8 @@ static ag_status one_iteration(ag_solver *s, bool *stop) {
   if ((st = s->ops->ystep(s)) != AG_OK || (st = ustep(s)) != AG_OK)
     return st;
   ag_iter_stats is = {.k = s->k, .obj = NAN, .dfid = NAN, .reg = NAN, .reg2 = NAN, .r = NAN, .s = NAN,
-                      .eps_pri = NAN, .eps_dua = NAN, .rho = s->rho, .xrrs = NAN};
+                      .eps_pri = NAN, .eps_dua = NAN, .rho = s->rho, .xrrs = NAN, .rsdl = NAN, .f_btrack = NAN,
+                      .q_btrack = NAN, .l = NAN};
   bool need_rsdl = o->auto_rho.enabled || !o->fast_solve;
   if (need_rsdl && (st = residuals(s, &is)) != AG_OK)
     return st;
@@ -361,7 +365,7 @@ static ag_status one_iteration(ag_solver *s, bool *stop) {
     if ((st = s->ops->objective(s, &is)) != AG_OK)
       return st;
     is.xrrs = s->xrrs, is.gs_iter = s->gs_iter;
-    if ((st = push_stats(s, &is)) != AG_OK)
+    if ((st = ag__solver_push_stats(s, &is)) != AG_OK)
       return st;
   }
   if (need_rsdl && (st = update_rho(s, s->k, is.r, is.s)) != AG_OK)
@@ -392,7 +396,7 @@ ag_status ag_solver_iterate(ag_solver *s, size_t n, size_t *done) {
     *done = 0;
   for (size_t i = 0; i < n; i++) {
     bool stop = false;
-    ag_status st = one_iteration(s, &stop);
+    ag_status st = s->ops->iterate != NULL ? s->ops->iterate(s, &stop) : one_iteration(s, &stop);
     if (st != AG_OK)
       return ag__prefix(st, "ag_solver_iterate");
     s->k++;

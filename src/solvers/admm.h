@@ -17,6 +17,10 @@
 
 typedef struct ag__solver_ops {
   const char *name;   /* "BPDN", for messages */
+  /* One whole iteration of a solver that is not ADMM (PGM, pgm.h), which then has no xstep,
+     ystep or the other ADMM hooks: its statistics pushed (ag__solver_push_stats), its callback
+     called, s->converged set, and *stop true to end the run. NULL: the ADMM iteration. */
+  ag_status (*iterate)(ag_solver *s, bool *stop);
   ag_status (*xstep)(ag_solver *s);
   ag_status (*ystep)(ag_solver *s);
   /* out = A x (NULL: A is the identity, and AXnr is X itself). */
@@ -82,6 +86,10 @@ ag_status ag__solver_init(ag_solver *s, const char *fn, ag_solver_kind kind, con
 
 /* The norms ||x_i||_2 of @p n (up to 8) arrays, read back together. A NULL x_i gives 0. */
 ag_status ag__solver_norms(ag_solver *s, size_t n, const ag_array *const *x, double *out);
+/* Makes s->scal and its views (s->dev and s->dtype set). */
+ag_status ag__solver_make_scalars(ag_solver *s);
+/* Reads back the first @p n (up to 8) elements of s->scal together. */
+ag_status ag__solver_scalars(ag_solver *s, size_t n, double *out);
 /* Reads back element @p i of s->scal (what an operation wrote into s->scal_view[i]). */
 ag_status ag__solver_scalar(ag_solver *s, int i, double *out);
 /* sum |x| (the l1 norm) of @p x, using @p tmp (x's real dtype, x's shape) as scratch. */
@@ -92,6 +100,8 @@ const ag_array *ag__solver_axnr(const ag_solver *s);
 /* The y step of BPDN and ConvBPDN: Y = prox_l1(AX + U, (lmbda / rho) l1_weight), then clipped
    at 0 with nonneg (NonNegCoef). */
 ag_status ag__solver_ystep_l1(ag_solver *s);
+/* Appends @p st to the solver's history. */
+ag_status ag__solver_push_stats(ag_solver *s, const ag_iter_stats *st);
 /* A new array on the solver's device of its dtype. */
 ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array **a);
 

@@ -1,13 +1,17 @@
 /* src/solvers/cbpdn.c - convolutional basis pursuit denoising, sporco.admm.cbpdn.ConvBPDN
-   (solvers.h), single-channel dictionaries.
+   (solvers.h), single- and multi-channel dictionaries.
 
    X = Y (ADMMEqual). The x step works in the DFT domain over the two spatial axes, with real
    FFTs: Zf = rfft(Y - U), then per signal and frequency the solve of
-   (rho I + d d^H) x = conj(d) s + rho z (Sherman-Morrison, the csc family's xstep kernel),
-   X = irfft(Xf). D's spectrum (D zero padded to the signal's size) and S's are made once. The
-   y step is prox_l1(AX + U, lmbda / rho W), then clipped at 0 with NonNegCoef. The data term
-   of the objective is taken from the half spectra as sporco's rfl2norm2 does (the csc family's
-   resid kernel weighs the bins), the l1 term over X (ConvBPDN's AuxVarObj False). */
+   (rho I + sum_c d_c d_c^H) x = sum_c conj(d_c) s_c + rho z over the C channels of the
+   dictionary (C = 1 for a single-channel one; sporco's solvedbi_sm, and solvemdbi_ism for
+   C > 1), X = irfft(Xf). The csc family's gram kernel makes the per-frequency factors E of
+   that system for the current rho (again whenever rho changed), its xstep kernel the solve
+   from them without dividing by rho (kernels_shared/csc.h). D's spectrum (D zero padded to the
+   signal's size, channels first) and S's are made once. The y step is prox_l1(AX + U,
+   lmbda / rho W), then clipped at 0 with NonNegCoef. The data term of the objective, summed
+   over the channels, is taken from the half spectra as sporco's rfl2norm2 does (the csc
+   family's resid kernel weighs the bins), the l1 term over X (ConvBPDN's AuxVarObj False). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +25,21 @@
 #include "../../kernels_shared/csc.h"
 #undef AG_SHAPES_ONLY
 
+AG__SHAPE_LAUNCHER(launch_gram, AG_SHAPE_CSC_GRAM)
 AG__SHAPE_LAUNCHER(launch_xstep, AG_SHAPE_CSC_XSTEP)
 AG__SHAPE_LAUNCHER(launch_check, AG_SHAPE_CSC_CHECK)
 AG__SHAPE_LAUNCHER(launch_resid, AG_SHAPE_CSC_RESID)
 
 typedef struct cbpdn {
-  size_t k, m, n0, n1, nh; /* signals, filters, the signal's sides, n1 / 2 + 1 */
+  size_t k, c, m, n0, n1, nh; /* signals, channels of D, filters, the signal's sides, n1 / 2 + 1 */
   ag_dtype ct;             /* the complex dtype of the spectra */
-  ag_array *df;            /* D's spectrum [M][N0][NH] */
-  ag_array *sf;            /* S's spectrum [K][N0][NH] */
+  ag_array *df;            /* D's spectrum [C][M][N0][NH] (as [C M][N0][NH]) */
+  ag_array *sf;            /* S's spectrum [K][C][N0][NH] (as [K C][N0][NH]) */
+  ag_array *e, *h;         /* the x step's factors for rho_e [C][M][N0][NH], the gram kernel's
+                              scratch [C][C][N0][NH] */
+  double rho_e;            /* the rho e was made for; NaN: none yet */
   ag_array *zf, *xf;       /* rfft(Y - U) and X's spectrum [K][M][N0][NH] */
-  ag_array *ef;            /* the weighted residual's spectrum [K][N0][NH] */
+  ag_array *ef;            /* the weighted residual's spectrum [K][C][N0][NH] */
   ag_array *bf, *rf;       /* the linear system's right side and residual (LinSolveCheck) */
   ag_array *absx;          /* |X| [K][M][N0][N1], real */
 } cbpdn;
@@ -58,11 +66,18 @@ static ag_status xstep(ag_solver *s) {
   cbpdn *p = s->impl;
   ag_status st;
   char name[48];
-  uint64_t m = p->m, f = p->n0 * p->nh;
-  ag__launch l = csc_launch(s, "ag_csc_xstep", name, sizeof name, p->k * f);
+  uint64_t c = p->c, m = p->m, f = p->n0 * p->nh;
+  ag__launch l;
   real_val rv;
+  if (s->rho != p->rho_e) {
+    l = csc_launch(s, "ag_csc_gram", name, sizeof name, f);
+    if ((st = launch_gram(&l, p->df, c, m, f, real_of(s, &rv, s->rho), p->h, p->e)) != AG_OK)
+      return st;
+    p->rho_e = s->rho;
+  }
+  l = csc_launch(s, "ag_csc_xstep", name, sizeof name, p->k * f);
   if ((st = ag_sub(s->q, s->y, s->u, s->work)) != AG_OK || (st = ag_rfft(s->q, s->work, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK ||
-      (st = launch_xstep(&l, p->df, p->sf, p->zf, m, f, real_of(s, &rv, s->rho), p->xf)) != AG_OK ||
+      (st = launch_xstep(&l, p->df, p->e, p->sf, p->zf, c, m, f, p->xf)) != AG_OK ||
       (st = ag_irfft(s->q, p->xf, 2, AG_FFT_BACKWARD, s->x)) != AG_OK)
     return st;
   if (!s->opt.lin_solve_check)
@@ -70,7 +85,7 @@ static ag_status xstep(ag_solver *s) {
   /* sporco's rrs(D^H D Xf + rho Xf, b) = ||residual|| / ||b||, over the half spectra */
   l = csc_launch(s, "ag_csc_check", name, sizeof name, p->k * f);
   double nrm[2];
-  if ((st = launch_check(&l, p->df, p->sf, p->zf, p->xf, m, f, real_of(s, &rv, s->rho), p->bf, p->rf)) != AG_OK ||
+  if ((st = launch_check(&l, p->df, p->sf, p->zf, p->xf, c, m, f, real_of(s, &rv, s->rho), p->bf, p->rf)) != AG_OK ||
       (st = ag__solver_norms(s, 2, (const ag_array *[]){p->rf, p->bf}, nrm)) != AG_OK)
     return st;
   s->xrrs = nrm[0] / nrm[1];
@@ -88,10 +103,10 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
     fv = p->zf;
   }
   char name[48];
-  uint64_t m = p->m, f = p->n0 * p->nh, nh = p->nh, n1 = p->n1;
-  ag__launch l = csc_launch(s, "ag_csc_resid", name, sizeof name, p->k * f);
+  uint64_t c = p->c, m = p->m, f = p->n0 * p->nh, nh = p->nh, n1 = p->n1;
+  ag__launch l = csc_launch(s, "ag_csc_resid", name, sizeof name, p->k * c * f);
   double en, l1;
-  if ((st = launch_resid(&l, p->df, p->sf, fv, m, f, nh, n1, p->ef)) != AG_OK ||
+  if ((st = launch_resid(&l, p->df, p->sf, fv, c, m, f, nh, n1, p->ef)) != AG_OK ||
       (st = ag__solver_norms(s, 1, (const ag_array *[]){p->ef}, &en)) != AG_OK ||
       (st = ag__solver_l1(s, s->opt.g_eval_y ? s->y : s->x, p->absx, &l1)) != AG_OK)
     return st;
@@ -105,7 +120,7 @@ static void destroy(ag_solver *s) {
   cbpdn *p = s->impl;
   if (p == NULL)
     return;
-  ag_array *a[] = {p->df, p->sf, p->zf, p->xf, p->ef, p->bf, p->rf, p->absx};
+  ag_array *a[] = {p->df, p->sf, p->e, p->h, p->zf, p->xf, p->ef, p->bf, p->rf, p->absx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
   free(p);
@@ -114,7 +129,15 @@ static void destroy(ag_solver *s) {
 static const ag__solver_ops cbpdn_ops = {
     .name = "ConvBPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .destroy = destroy};
 
-static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S) {
+/* The problem's sizes, from D and S once they are checked. */
+typedef struct geometry {
+  size_t k, c, m, d0, d1, n0, n1;
+} geometry;
+
+/* Checks D and S and reads the problem's sizes: D [M][Nd0][Nd1] (C = 1) with S [N0][N1],
+   [K][N0][N1] or [K][C'][N0][N1] (K C' signals, sporco's single-channel dictionary with a
+   multi-channel signal), or D [M][C][Nd0][Nd1] with S [C][N0][N1] (K = 1) or [K][C][N0][N1]. */
+static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S, geometry *g) {
   ag_status st;
   if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
       (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
@@ -123,75 +146,91 @@ static ag_status check_problem(const char *fn, const ag_array *D, const ag_array
     return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; ConvBPDN takes f32 or f64", fn, ag_dtype_name(D->dtype));
   if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
     return st;
-  if (D->ndim == 4 || S->ndim == 4)
-    return ag__error(AG_ERR_UNSUPPORTED,
-                     "%s: D is %d-D and S %d-D: multi-channel problems (D [M][C][Nd0][Nd1], S [K][C][N0][N1]) are "
-                     "not implemented yet",
-                     fn, D->ndim, S->ndim);
-  if (D->ndim != 3 || (S->ndim != 2 && S->ndim != 3))
-    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] and S 2-D [N0][N1] or 3-D [K][N0][N1]; they are "
-                     "%d-D and %d-D",
-                     fn, D->ndim, S->ndim);
+  if (D->ndim == 3) {
+    if (S->ndim < 2)
+      return ag__error(AG_ERR_MISMATCH, "%s: with a 3-D D [M][Nd0][Nd1], S must be 2-D [N0][N1], 3-D [K][N0][N1] or "
+                       "4-D [K][C][N0][N1]; it is %d-D", fn, S->ndim);
+    g->c = 1, g->k = S->ndim == 2 ? 1 : S->ndim == 3 ? S->shape[0] : S->shape[0] * S->shape[1];
+  } else if (D->ndim == 4) {
+    size_t c = D->shape[1];
+    if ((S->ndim != 3 && S->ndim != 4) || S->shape[S->ndim - 3] != c)
+      return ag__error(AG_ERR_MISMATCH, "%s: D [M][C][Nd0][Nd1] has C = %zu channels; S must be [C][N0][N1] or "
+                       "[K][C][N0][N1] with that C; it is %d-D with %zu channels", fn, c, S->ndim,
+                       S->ndim >= 3 ? S->shape[S->ndim - 3] : (size_t)1);
+    g->c = c, g->k = S->ndim == 4 ? S->shape[0] : 1;
+  } else {
+    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] or 4-D [M][C][Nd0][Nd1]; it is %d-D", fn,
+                     D->ndim);
+  }
   if (D->size == 0 || S->size == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu values) and S (%zu values) must not be empty", fn, D->size,
                      S->size);
-  const size_t *ns = S->shape + (S->ndim - 2);
-  if (D->shape[1] > ns[0] || D->shape[2] > ns[1])
+  g->m = D->shape[0], g->d0 = D->shape[D->ndim - 2], g->d1 = D->shape[D->ndim - 1];
+  g->n0 = S->shape[S->ndim - 2], g->n1 = S->shape[S->ndim - 1];
+  if (g->d0 > g->n0 || g->d1 > g->n1)
     return ag__error(AG_ERR_MISMATCH, "%s: D's filters (%zu x %zu) are larger than the signals of S (%zu x %zu)", fn,
-                     D->shape[1], D->shape[2], ns[0], ns[1]);
+                     g->d0, g->d1, g->n0, g->n1);
   return AG_OK;
 }
 
-/* The largest |conj(Df) Sf| over signals, filters and frequencies: sporco's default lmbda is
-   a tenth of it. Read back once, at creation. */
-static ag_status max_dhs(const cbpdn *p, double *out) {
-  size_t nd = ag_array_size(p->df), ns = ag_array_size(p->sf);
-  double *d = malloc(2 * nd * sizeof *d), *sv = malloc(2 * ns * sizeof *sv);
-  float *f = malloc(2 * (nd > ns ? nd : ns) * sizeof *f);
+/* The complex values of @p a as doubles, in a new host array (the caller frees). */
+static ag_status spectrum_to_host(const ag_array *a, double **out) {
+  size_t n = 2 * ag_array_size(a);
+  double *d = malloc(n * sizeof *d);
+  float *f = a->dtype == AG_C64 ? malloc(n * sizeof *f) : NULL;
   ag_status st = AG_OK;
-  if (d == NULL || sv == NULL || f == NULL) {
+  if (d == NULL || (a->dtype == AG_C64 && f == NULL))
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for the spectra");
-    goto done;
-  }
-  const ag_array *src[2] = {p->df, p->sf};
-  double *dst[2] = {d, sv};
-  for (int a = 0; a < 2 && st == AG_OK; a++) {
-    size_t n = 2 * ag_array_size(src[a]);
-    if (p->ct == AG_C128) {
-      st = ag_array_to_host(src[a], dst[a], n * sizeof(double));
-    } else if ((st = ag_array_to_host(src[a], f, n * sizeof(float))) == AG_OK) {
-      for (size_t i = 0; i < n; i++)
-        dst[a][i] = f[i];
-    }
-  }
-  double mx = 0;
-  size_t fr = p->n0 * p->nh;
-  for (size_t k = 0; st == AG_OK && k < p->k; k++)
-    for (size_t j = 0; j < p->m; j++)
-      for (size_t i = 0; i < fr; i++) {
-        const double *a = d + 2 * (j * fr + i), *b = sv + 2 * (k * fr + i);
-        mx = fmax(mx, hypot(a[0] * b[0] + a[1] * b[1], a[0] * b[1] - a[1] * b[0]));
-      }
-  *out = mx;
-done:
-  free(d), free(sv), free(f);
+  else if (f == NULL)
+    st = ag_array_to_host(a, d, n * sizeof *d);
+  else if ((st = ag_array_to_host(a, f, n * sizeof *f)) == AG_OK)
+    for (size_t i = 0; i < n; i++)
+      d[i] = f[i];
+  free(f);
+  if (st != AG_OK)
+    free(d), d = NULL;
+  *out = d;
   return st;
 }
 
-/* D [M][Nd0][Nd1] zero padded to [M][N0][N1], in a new array (made on the host, once). */
-static ag_status pad_filters(const ag_array *D, size_t n0, size_t n1, ag_array **out) {
-  size_t m = D->shape[0], d0 = D->shape[1], d1 = D->shape[2], es = ag_dtype_size(D->dtype);
-  unsigned char *src = malloc(D->size * es), *dst = calloc(m * n0 * n1, es);
+/* The largest |conj(Df) Sf| over signals, channels, filters and frequencies, channel by
+   channel (not summed over them), as sporco computes it: its default lmbda is a tenth of it.
+   Read back once, at creation. */
+static ag_status max_dhs(const cbpdn *p, double *out) {
+  double *d = NULL, *sv = NULL;
+  ag_status st;
+  if ((st = spectrum_to_host(p->df, &d)) == AG_OK && (st = spectrum_to_host(p->sf, &sv)) == AG_OK) {
+    double mx = 0;
+    size_t fr = p->n0 * p->nh;
+    for (size_t k = 0; k < p->k; k++)
+      for (size_t c = 0; c < p->c; c++)
+        for (size_t j = 0; j < p->m; j++)
+          for (size_t i = 0; i < fr; i++) {
+            const double *a = d + 2 * ((c * p->m + j) * fr + i), *b = sv + 2 * ((k * p->c + c) * fr + i);
+            mx = fmax(mx, hypot(a[0] * b[0] + a[1] * b[1], a[0] * b[1] - a[1] * b[0]));
+          }
+    *out = mx;
+  }
+  free(d), free(sv);
+  return st;
+}
+
+/* D [M][C][Nd0][Nd1] (C = 1 for a 3-D D) zero padded and reordered to [C M][N0][N1], channel
+   major, in a new array (made on the host, once). */
+static ag_status pad_filters(const ag_array *D, const geometry *g, ag_array **out) {
+  size_t es = ag_dtype_size(D->dtype), n0 = g->n0, n1 = g->n1, d0 = g->d0, d1 = g->d1;
+  unsigned char *src = malloc(D->size * es), *dst = calloc(g->c * g->m * n0 * n1, es);
   ag_status st = AG_OK;
   if (src == NULL || dst == NULL)
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for the padded filters");
   if (st == AG_OK)
     st = ag_array_to_host(D, src, D->size * es);
-  for (size_t j = 0; st == AG_OK && j < m; j++)
-    for (size_t a = 0; a < d0; a++)
-      memcpy(dst + ((j * n0 + a) * n1) * es, src + ((j * d0 + a) * d1) * es, d1 * es);
+  for (size_t j = 0; st == AG_OK && j < g->m; j++)
+    for (size_t c = 0; c < g->c; c++)
+      for (size_t a = 0; a < d0; a++)
+        memcpy(dst + (((c * g->m + j) * n0 + a) * n1) * es, src + (((j * g->c + c) * d0 + a) * d1) * es, d1 * es);
   if (st == AG_OK)
-    st = ag_array_from_host(D->dev, D->dtype, 3, (size_t[]){m, n0, n1}, dst, out);
+    st = ag_array_from_host(D->dev, D->dtype, 3, (size_t[]){g->c * g->m, n0, n1}, dst, out);
   free(src), free(dst);
   return st;
 }
@@ -201,7 +240,8 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
   static const char fn[] = "ag_cbpdn_create";
   AG__CHECK_NOT_NULL(fn, solver);
   *solver = NULL;
-  ag_status st = check_problem(fn, D, S);
+  geometry g = {0};
+  ag_status st = check_problem(fn, D, S, &g);
   if (st != AG_OK)
     return st;
   ag_solver *s;
@@ -210,15 +250,14 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
   cbpdn *p = s->impl;
   ag_dtype t = D->dtype;
   p->ct = t == AG_F64 ? AG_C128 : AG_C64;
-  p->m = D->shape[0];
-  p->k = S->ndim == 3 ? S->shape[0] : 1;
-  p->n0 = S->shape[S->ndim - 2], p->n1 = S->shape[S->ndim - 1], p->nh = p->n1 / 2 + 1;
-  size_t k = p->k, m = p->m, n0 = p->n0, n1 = p->n1, nh = p->nh;
-  size_t xs[4] = {k, m, n0, n1}, xfs[4] = {k, m, n0, nh}, sfs[3] = {k, n0, nh};
+  p->m = g.m, p->c = g.c, p->k = g.k, p->n0 = g.n0, p->n1 = g.n1, p->nh = g.n1 / 2 + 1;
+  p->rho_e = NAN;
+  size_t k = p->k, c = p->c, m = p->m, n0 = p->n0, n1 = p->n1, nh = p->nh;
+  size_t xs[4] = {k, m, n0, n1}, xfs[4] = {k, m, n0, nh}, sfs[3] = {k * c, n0, nh}, dfs[3] = {c * m, n0, nh};
   ag_array *dpad = NULL, *s3 = NULL;
-  if ((st = pad_filters(D, n0, n1, &dpad)) != AG_OK ||
-      (st = ag_array_reshape(S, 3, (size_t[]){k, n0, n1}, &s3)) != AG_OK ||
-      (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){m, n0, nh}, &p->df)) != AG_OK ||
+  if ((st = pad_filters(D, &g, &dpad)) != AG_OK ||
+      (st = ag_array_reshape(S, 3, (size_t[]){k * c, n0, n1}, &s3)) != AG_OK ||
+      (st = ag_array_create(D->dev, p->ct, 3, dfs, &p->df)) != AG_OK ||
       (st = ag_array_create(D->dev, p->ct, 3, sfs, &p->sf)) != AG_OK ||
       (st = ag_rfft(q, dpad, 2, AG_FFT_BACKWARD, p->df)) != AG_OK || (st = ag_rfft(q, s3, 2, AG_FFT_BACKWARD, p->sf)) != AG_OK)
     goto fail;
@@ -245,6 +284,8 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
   if ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->zf)) != AG_OK ||
       (st = ag_array_create(s->dev, p->ct, 4, xfs, &p->xf)) != AG_OK ||
       (st = ag_array_create(s->dev, p->ct, 3, sfs, &p->ef)) != AG_OK ||
+      (st = ag_array_create(s->dev, p->ct, 3, dfs, &p->e)) != AG_OK ||
+      (st = ag_array_create(s->dev, p->ct, 3, (size_t[]){c * c, n0, nh}, &p->h)) != AG_OK ||
       (st = ag__solver_array(s, 4, xs, &p->absx)) != AG_OK ||
       (s->opt.lin_solve_check && ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->bf)) != AG_OK ||
                                   (st = ag_array_create(s->dev, p->ct, 4, xfs, &p->rf)) != AG_OK)))

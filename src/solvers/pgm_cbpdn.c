@@ -1,0 +1,205 @@
+/* src/solvers/pgm_cbpdn.c - convolutional basis pursuit denoising by the proximal gradient
+   method, sporco.pgm.cbpdn.ConvBPDN (solvers.h), single-channel dictionaries: the problem's
+   pieces for the iteration of pgm.c. f is (1/2) ||D X - S||^2 in the DFT domain over the two
+   spatial axes, with real FFTs (ag_rfft): its gradient conj(D^) (D^ V^ - S^) per signal and
+   frequency (the pgm family's grad kernel); g is lmbda ||W X||_1, whose prox is the soft
+   threshold of irfft(V^) at (lmbda / L) W, clipped at 0 with NonNegCoef. D's spectrum (D zero
+   padded on the device) and S's are made once. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pgm.h"
+#include "anygpu/fft.h"
+#include "../error.h"
+#include "../launch.h"
+
+AG__SHAPE_LAUNCHER(launch_grad, AG_SHAPE_PGM_GRAD)
+AG__SHAPE_LAUNCHER(launch_resid, AG_SHAPE_PGM_RESID)
+AG__SHAPE_LAUNCHER(launch_wdiff, AG_SHAPE_PGM_WDIFF)
+AG__SHAPE_LAUNCHER(launch_pad, AG_SHAPE_PGM_PAD)
+AG__SHAPE_LAUNCHER(launch_nobndry, AG_SHAPE_PGM_NOBNDRY)
+
+typedef struct pgm_cbpdn {
+  ag__pgm pgm;                    /* the iteration's state (pgm.h), first */
+  size_t k, m, n0, n1, nh, d0, d1; /* signals, filters, the signal's sides, n1 / 2 + 1, the filters' */
+  ag_dtype ct;                    /* the complex dtype of the spectra */
+  ag_array *df;                   /* D's spectrum [M][N0][NH] */
+  ag_array *sf;                   /* S's spectrum [K][N0][NH] */
+  ag_array *ef;                   /* a residual's spectrum [K][N0][NH] */
+  ag_array *v;                    /* irfft(V^) [K][M][N0][N1] */
+  ag_array *absx;                 /* |X| [K][M][N0][N1] */
+} pgm_cbpdn;
+
+/* The pgm family's kernel @p base for dtype @p t, over @p n items. */
+static ag__launch pgm_launch(ag_solver *s, const char *base, ag_dtype t, char *name, size_t cap, size_t n) {
+  snprintf(name, cap, "%s_%s", base, ag_dtype_name(t));
+  return (ag__launch){.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_pgm,
+                      .variant = (int)t, .kernel = name, .form = AG__FORM_ITEMS, .n = n};
+}
+
+static ag_status grad(ag_solver *s, const ag_array *vf, ag_array *gf) {
+  pgm_cbpdn *p = s->impl;
+  char name[48];
+  ag__launch l = pgm_launch(s, "ag_pgm_grad", p->ct, name, sizeof name, p->k * p->n0 * p->nh);
+  return launch_grad(&l, p->df, p->sf, vf, (uint64_t)p->m, (uint64_t)(p->n0 * p->nh), gf);
+}
+
+static ag_status dft(ag_solver *s, const ag_array *x, ag_array *xf) { return ag_rfft(s->q, x, 2, AG_FFT_BACKWARD, xf); }
+
+static ag_status prox(ag_solver *s, const ag_array *vf, ag_array *xf) {
+  pgm_cbpdn *p = s->impl;
+  const ag_pgm_options *o = &p->pgm.opt;
+  ag_status st;
+  if ((st = ag_irfft(s->q, vf, 2, AG_FFT_BACKWARD, p->v)) != AG_OK ||
+      (st = ag_soft_threshold(s->q, p->v, (s->lmbda / p->pgm.l) * o->l1_weight, s->x)) != AG_OK ||
+      (o->nonneg && (st = ag_maximum_scalar(s->q, s->x, 0.0, s->x)) != AG_OK))
+    return st;
+  if (o->no_bndry_cross) {
+    char name[48];
+    ag__launch l = pgm_launch(s, "ag_pgm_nobndry", s->dtype, name, sizeof name, s->x->size);
+    if ((st = launch_nobndry(&l, (uint64_t)p->n0, (uint64_t)p->n1, (uint64_t)p->d0, (uint64_t)p->d1, s->x)) != AG_OK)
+      return st;
+  }
+  return dft(s, s->x, xf);
+}
+
+static ag_status fid_norm(ag_solver *s, const ag_array *vf, unsigned flags, ag_array *out) {
+  pgm_cbpdn *p = s->impl;
+  char name[48];
+  ag__launch l = pgm_launch(s, "ag_pgm_resid", p->ct, name, sizeof name, p->k * p->n0 * p->nh);
+  ag_status st = launch_resid(&l, p->df, p->sf, vf, (uint64_t)p->m, (uint64_t)(p->n0 * p->nh), (uint64_t)p->nh,
+                              (uint64_t)p->n1, (uint64_t)flags, p->ef);
+  return st != AG_OK ? st : ag_nrm2(s->q, p->ef, AG_AXIS_ALL, out);
+}
+
+static ag_status diff_norm(ag_solver *s, const ag_array *a, const ag_array *b, ag_array *scratch, ag_array *out) {
+  pgm_cbpdn *p = s->impl;
+  char name[48];
+  ag__launch l = pgm_launch(s, "ag_pgm_wdiff", p->ct, name, sizeof name, a->size);
+  ag_status st = launch_wdiff(&l, a, b, (uint64_t)p->nh, (uint64_t)p->n1, scratch);
+  return st != AG_OK ? st : ag_nrm2(s->q, scratch, AG_AXIS_ALL, out);
+}
+
+static ag_status l1(ag_solver *s, ag_array *out) {
+  pgm_cbpdn *p = s->impl;
+  ag_status st = ag_abs(s->q, s->x, p->absx);
+  return st != AG_OK ? st : ag_sum(s->q, p->absx, AG_AXIS_ALL, out);
+}
+
+static void destroy(ag_solver *s) {
+  pgm_cbpdn *p = s->impl;
+  if (p == NULL)
+    return;
+  ag__pgm_free(&p->pgm);
+  ag_array *a[] = {p->df, p->sf, p->ef, p->v, p->absx};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    ag_array_free(a[i]);
+  free(p);
+}
+
+static const ag__pgm_ops pgm_cbpdn_ops = {
+    .grad = grad, .prox = prox, .dft = dft, .fid_norm = fid_norm, .diff_norm = diff_norm, .l1 = l1};
+static const ag__solver_ops solver_ops = {.name = "PGM ConvBPDN", .iterate = ag__pgm_iterate, .destroy = destroy};
+
+static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S) {
+  ag_status st;
+  if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
+      (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
+    return st;
+  if (D->dtype != AG_F32 && D->dtype != AG_F64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; the PGM ConvBPDN takes f32 or f64", fn, ag_dtype_name(D->dtype));
+  if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
+    return st;
+  if (D->ndim == 4 || S->ndim == 4)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %d-D and S %d-D: multi-channel problems are not implemented", fn,
+                     D->ndim, S->ndim);
+  if (D->ndim != 3 || (S->ndim != 2 && S->ndim != 3))
+    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] and S 2-D [N0][N1] or 3-D [K][N0][N1]; they are "
+                     "%d-D and %d-D",
+                     fn, D->ndim, S->ndim);
+  if (D->size == 0 || S->size == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu values) and S (%zu values) must not be empty", fn, D->size,
+                     S->size);
+  const size_t *ns = S->shape + (S->ndim - 2);
+  if (D->shape[1] > ns[0] || D->shape[2] > ns[1])
+    return ag__error(AG_ERR_MISMATCH, "%s: D's filters (%zu x %zu) are larger than the signals of S (%zu x %zu)", fn,
+                     D->shape[1], D->shape[2], ns[0], ns[1]);
+  return AG_OK;
+}
+
+/* D's and S's spectra: D zero padded to the signals' size on the device, then both rfft'd. */
+static ag_status spectra(ag_solver *s, ag_queue *q, const ag_array *D, const ag_array *S) {
+  pgm_cbpdn *p = s->impl;
+  size_t n = p->m * p->n0 * p->n1;
+  ag_array *dpad = NULL, *s3 = NULL;
+  char name[48];
+  ag__launch l = pgm_launch(s, "ag_pgm_pad", D->dtype, name, sizeof name, n);
+  l.q = q, l.fn = "ag_pgm_cbpdn_create";
+  ag_status st;
+  if ((st = ag_array_create(D->dev, D->dtype, 3, (size_t[]){p->m, p->n0, p->n1}, &dpad)) == AG_OK &&
+      (st = launch_pad(&l, D, (uint64_t)p->d0, (uint64_t)p->d1, (uint64_t)p->n0, (uint64_t)p->n1, dpad)) == AG_OK &&
+      (st = ag_array_reshape(S, 3, (size_t[]){p->k, p->n0, p->n1}, &s3)) == AG_OK &&
+      (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->m, p->n0, p->nh}, &p->df)) == AG_OK &&
+      (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->k, p->n0, p->nh}, &p->sf)) == AG_OK &&
+      (st = ag_rfft(q, dpad, 2, AG_FFT_BACKWARD, p->df)) == AG_OK)
+    st = ag_rfft(q, s3, 2, AG_FFT_BACKWARD, p->sf);
+  ag_array_free(dpad), ag_array_free(s3);
+  return st;
+}
+
+/* sporco's default lmbda, 0.1 max |conj(D^) S^|: the gradient at V^ = 0 is -conj(D^) S^. */
+static ag_status default_lmbda(ag_solver *s, double *out) {
+  ag__pgm *g = s->impl;
+  ag_array *a = NULL;
+  ag_status st;
+  double mx = 0;
+  if ((st = ag_fill(s->q, g->w1, 0.0)) == AG_OK && (st = grad(s, g->w1, g->gf)) == AG_OK &&
+      (st = ag_array_create(s->dev, s->dtype, ag_array_ndim(g->gf), ag_array_shape(g->gf), &a)) == AG_OK &&
+      (st = ag_abs(s->q, g->gf, a)) == AG_OK && (st = ag_max(s->q, a, AG_AXIS_ALL, s->scal_view[0])) == AG_OK)
+    st = ag__solver_scalars(s, 1, &mx);
+  ag_array_free(a);
+  *out = 0.1 * mx;
+  return st;
+}
+
+ag_status ag_pgm_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, double lmbda, const ag_pgm_options *opt,
+                              ag_solver **solver) {
+  static const char fn[] = "ag_pgm_cbpdn_create";
+  AG__CHECK_NOT_NULL(fn, solver);
+  *solver = NULL;
+  ag_status st = check_problem(fn, D, S);
+  if (st != AG_OK)
+    return st;
+  ag_solver *s;
+  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(pgm_cbpdn), &s)) != AG_OK)
+    return st;
+  pgm_cbpdn *p = s->impl;
+  ag_dtype t = D->dtype;
+  p->ct = t == AG_F64 ? AG_C128 : AG_C64;
+  p->m = D->shape[0], p->d0 = D->shape[1], p->d1 = D->shape[2];
+  p->k = S->ndim == 3 ? S->shape[0] : 1;
+  p->n0 = S->shape[S->ndim - 2], p->n1 = S->shape[S->ndim - 1], p->nh = p->n1 / 2 + 1;
+  p->pgm.scale = 1.0 / ((double)p->n0 * (double)p->n1);
+  size_t xs[4] = {p->k, p->m, p->n0, p->n1}, xfs[4] = {p->k, p->m, p->n0, p->nh};
+  s->dev = D->dev, s->dtype = t, s->q = q; /* for the launches before ag__pgm_init */
+  if ((st = spectra(s, q, D, S)) != AG_OK ||
+      (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->k, p->n0, p->nh}, &p->ef)) != AG_OK ||
+      (st = ag__solver_array(s, 4, xs, &p->v)) != AG_OK || (st = ag__solver_array(s, 4, xs, &p->absx)) != AG_OK)
+    goto fail;
+  if ((st = ag__pgm_init(s, fn, AG_SOLVER_PGM_CBPDN, &solver_ops, &pgm_cbpdn_ops, q, D->dev, t, opt, p->ct, 4, xs, 4,
+                         xfs)) != AG_OK)
+    goto fail_prefixed;
+  if (isnan(lmbda) && (st = default_lmbda(s, &lmbda)) != AG_OK)
+    goto fail;
+  s->lmbda = t == AG_F32 ? (float)lmbda : lmbda;
+  *solver = s;
+  return AG_OK;
+fail:
+  st = ag__prefix(st, fn);
+fail_prefixed:
+  /* the ops destroy what was made */
+  s->ops = &solver_ops;
+  ag_solver_destroy(s);
+  return st;
+}
