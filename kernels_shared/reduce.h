@@ -410,7 +410,9 @@ AG_INLINE AG_RS(nrm2) AG_CAT2(ag_r_accb_nrm2_same, AG_SFX)(AG_RS(nrm2) a, AG_GLO
     for (int j = 0; j < w; j++)
       l[j] += l[j + w];
   AG_RS(nrm2) b;
-  b.scale = m;
+  /* the maximum passed over NaNs, whose squares made the sum NaN: the NaN is the scale, so
+     that merging into an infinite scale keeps it */
+  b.scale = l[0] != l[0] ? l[0] : m;
   b.ssq.s = l[0];
   b.ssq.c = 0;
   return AG_RN(merge, nrm2)(a, b);

@@ -470,6 +470,10 @@ START_TEST(info_fields_are_filled) {
   ck_assert_msg(info.max_allocation > 0 && info.max_allocation <= info.global_memory,
                 "%s: max_allocation %zu, global_memory %zu", spec, info.max_allocation, info.global_memory);
   ck_assert_msg(info.compute_units > 0, "%s: compute_units %d", spec, info.compute_units);
+  /* the host's threads are ANYGPU_HOST_THREADS when it is set */
+  const char *ht = getenv("ANYGPU_HOST_THREADS");
+  if (info.type == AG_DEVICE_CPU && strcmp(info.platform, "host") == 0 && ht != NULL)
+    ck_assert_int_eq(info.compute_units, atoi(ht));
   ck_assert_msg(info.max_work_group_size > 0, "%s: max_work_group_size is 0", spec);
   ck_assert_msg(info.local_memory > 0, "%s: local_memory is 0", spec);
   if (test_backend_is("cuda")) {

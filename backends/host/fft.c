@@ -9,10 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "../backend.h"
 #include "host_internal.h"
 
@@ -59,11 +55,7 @@ static unsigned planner_rigor(double *timelimit) {
 
 /* Threads of the plans of large transforms (small ones run on one). */
 static int plan_threads(void) {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
+  return ag__host_threads();
 }
 
 /* ---- wisdom in the cache folder ----------------------------------------------------------

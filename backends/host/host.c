@@ -1,16 +1,13 @@
-/* backends/host/host.c — the host backend: the CPU as a device, with OpenMP threads. Work runs
-   synchronously on the calling thread (parallelised inside each call), so a queue is only an
-   ordering of calls and an event is a timestamp. */
+/* backends/host/host.c — the host backend: the CPU as a device, with the backend's own threads
+   (threads.c). Work runs synchronously on the calling thread (parallelised inside each call),
+   so a queue is only an ordering of calls and an event is a timestamp. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "../backend.h"
 #include "host_internal.h"
@@ -39,14 +36,6 @@ struct ag__bkernel {
 };
 
 static struct ag__bdevice the_device;
-
-static int host_threads(void) {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
 
 void ag__host_cpuinfo(const char *field, char *out, size_t size) {
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -89,16 +78,12 @@ static ag_status host_device_open(int index, ag__bdevice **dev, ag_device_info *
   snprintf(info->vendor, sizeof info->vendor, "unknown");
   ag__host_cpuinfo("vendor_id", info->vendor, sizeof info->vendor);
   snprintf(info->platform, sizeof info->platform, "host");
-#ifdef _OPENMP
-  snprintf(info->driver_version, sizeof info->driver_version, "anygpu %s, OpenMP %d", AG_VERSION_STRING,
-           _OPENMP);
-#else
-  snprintf(info->driver_version, sizeof info->driver_version, "anygpu %s", AG_VERSION_STRING);
-#endif
+  snprintf(info->driver_version, sizeof info->driver_version, "anygpu %s, %d threads", AG_VERSION_STRING,
+           ag__host_threads());
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   info->global_memory = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : (size_t)1 << 32;
   info->max_allocation = info->global_memory;
-  info->compute_units = host_threads();
+  info->compute_units = ag__host_threads();
   info->max_work_group_size = (size_t)1 << 20;
   info->local_memory = (size_t)1 << 20;
   info->fp64 = true;
@@ -184,17 +169,30 @@ static void host_mem_free(ag__bdevice *dev, ag__bmem *mem) {
 }
 
 /* memcpy over all cores for large copies: one core reaches well under the socket's bandwidth. */
+typedef struct copy_job {
+  unsigned char *dst;
+  const unsigned char *src;
+  size_t bytes;
+} copy_job;
+
+#define AG__COPY_CHUNK ((size_t)1 << 20)
+
+static void copy_chunks(void *ctx, ag__host_job *job) {
+  const copy_job *c = ctx;
+  size_t b, e;
+  while (ag__host_claim(job, &b, &e)) {
+    size_t off = b * AG__COPY_CHUNK, end = e * AG__COPY_CHUNK < c->bytes ? e * AG__COPY_CHUNK : c->bytes;
+    memcpy(c->dst + off, c->src + off, end - off);
+  }
+}
+
 static void copy_parallel(void *dst, const void *src, size_t bytes) {
   if (bytes < ((size_t)4 << 20)) {
     memcpy(dst, src, bytes);
     return;
   }
-  size_t chunk = (size_t)1 << 20, n = (bytes + chunk - 1) / chunk;
-#pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < n; i++) {
-    size_t off = i * chunk, len = bytes - off < chunk ? bytes - off : chunk;
-    memcpy((char *)dst + off, (const char *)src + off, len);
-  }
+  copy_job c = {dst, src, bytes};
+  ag__host_run((bytes + AG__COPY_CHUNK - 1) / AG__COPY_CHUNK, 1, copy_chunks, &c);
 }
 
 static ag_status host_mem_write(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *src,
@@ -220,6 +218,32 @@ static ag_status host_mem_copy(ag__bqueue *q, ag__bmem *dst, size_t dst_offset, 
   return AG_OK;
 }
 
+/* A 2- or 4-byte pattern repeated n times from p. */
+typedef struct fill_job {
+  unsigned char *p;
+  size_t n, size;
+  union {
+    uint16_t h;
+    uint32_t w;
+  } v;
+} fill_job;
+
+static void fill_words(void *ctx, ag__host_job *job) {
+  const fill_job *f = ctx;
+  size_t b, e;
+  while (ag__host_claim(job, &b, &e)) {
+    if (f->size == 2) {
+      uint16_t *w = (uint16_t *)(void *)f->p, v = f->v.h;
+      for (size_t i = b; i < e; i++)
+        w[i] = v;
+    } else {
+      uint32_t *w = (uint32_t *)(void *)f->p, v = f->v.w;
+      for (size_t i = b; i < e; i++)
+        w[i] = v;
+    }
+  }
+}
+
 static ag_status host_mem_fill(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *pattern,
                                size_t pattern_size, size_t bytes) {
   (void)q;
@@ -228,22 +252,9 @@ static ag_status host_mem_fill(ag__bqueue *q, ag__bmem *dst, size_t offset, cons
     memset(p, *(const unsigned char *)pattern, bytes);
     return AG_OK;
   }
-  size_t n = bytes / pattern_size;
-  if (pattern_size == 2) {
-    uint16_t v;
-    memcpy(&v, pattern, 2);
-    uint16_t *w = (uint16_t *)(void *)p;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (size_t i = 0; i < n; i++)
-      w[i] = v;
-  } else {
-    uint32_t v;
-    memcpy(&v, pattern, 4);
-    uint32_t *w = (uint32_t *)(void *)p;
-#pragma omp parallel for schedule(static) if (n > 65536)
-    for (size_t i = 0; i < n; i++)
-      w[i] = v;
-  }
+  fill_job f = {.p = p, .n = bytes / pattern_size, .size = pattern_size};
+  memcpy(&f.v, pattern, pattern_size);
+  ag__host_run(f.n, f.n > 65536 ? 65536 : f.n, fill_words, &f);
   return AG_OK;
 }
 
@@ -287,6 +298,42 @@ static size_t host_kernel_max_work_group(ag__bkernel *k) {
 
 static void host_kernel_release(ag__bkernel *k) { free(k); }
 
+typedef struct launch_job {
+  ag__bkernel *k;
+  ag_host_group base;
+  size_t nargs;
+  const ag__karg *args;
+  size_t local_bytes;
+  const size_t *local_at;
+  atomic_bool failed;
+} launch_job;
+
+/* One thread's share of a launch: its own local memory, then work-groups until none are left. */
+static void run_groups(void *ctx, ag__host_job *job) {
+  launch_job *j = ctx;
+  void *argv[64];
+  unsigned char *scratch = j->local_bytes ? aligned_alloc(64, j->local_bytes) : NULL;
+  if (j->local_bytes && scratch == NULL) {
+    atomic_store(&j->failed, true);
+    return;
+  }
+  for (size_t i = 0; i < j->nargs; i++)
+    argv[i] = j->args[i].kind == AG_ARG_BUFFER ? (void *)j->args[i].mem
+              : j->args[i].kind == AG_ARG_SCALAR ? (void *)j->args[i].value
+                                                  : scratch + j->local_at[i];
+  const size_t *ng = j->base.num_groups;
+  size_t b, e;
+  while (ag__host_claim(job, &b, &e))
+    for (size_t g = b; g < e; g++) {
+      ag_host_group grp = j->base;
+      grp.group_id[0] = g % ng[0];
+      grp.group_id[1] = (g / ng[0]) % ng[1];
+      grp.group_id[2] = g / (ng[0] * ng[1]);
+      j->k->fn(&grp, argv);
+    }
+  free(scratch);
+}
+
 /* Runs every work-group, in parallel. Without a requested work-group size the range is cut
    along its slowest dimension into a few chunks per thread, so each call does long loops. */
 static ag_status host_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range *range, size_t nargs,
@@ -294,7 +341,7 @@ static ag_status host_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_rang
   (void)q;
   ag_host_group base = {.dims = range->dims};
   size_t total = 1;
-  int threads = host_threads();
+  int threads = ag__host_threads();
   for (unsigned d = 0; d < 3; d++) {
     size_t g = d < range->dims ? range->global[d] : 1;
     size_t l = d < range->dims ? range->local[d] : 1;
@@ -319,30 +366,9 @@ static ag_status host_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_rang
       local_bytes += (args[i].size + 63) & ~(size_t)63;
     }
 
-  bool failed = false;
-#pragma omp parallel if (total > 1)
-  {
-    void *argv[64];
-    unsigned char *scratch = local_bytes ? aligned_alloc(64, local_bytes) : NULL;
-    if (local_bytes && scratch == NULL) {
-#pragma omp atomic write
-      failed = true;
-    } else {
-      for (size_t i = 0; i < nargs; i++)
-        argv[i] = args[i].kind == AG_ARG_BUFFER ? (void *)args[i].mem
-                  : args[i].kind == AG_ARG_SCALAR ? (void *)args[i].value
-                                                   : scratch + local_at[i];
-#pragma omp for schedule(dynamic, 1)
-      for (size_t g = 0; g < total; g++) {
-        ag_host_group grp = base;
-        grp.group_id[0] = g % base.num_groups[0];
-        grp.group_id[1] = (g / base.num_groups[0]) % base.num_groups[1];
-        grp.group_id[2] = g / (base.num_groups[0] * base.num_groups[1]);
-        k->fn(&grp, argv);
-      }
-    }
-    free(scratch);
-  }
+  launch_job j = {.k = k, .base = base, .nargs = nargs, .args = args, .local_bytes = local_bytes, .local_at = local_at};
+  ag__host_run(total, 1, run_groups, &j);
+  bool failed = atomic_load(&j.failed);
   if (failed)
     return core->error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu bytes of local memory per thread",
                        local_bytes);
