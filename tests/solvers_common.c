@@ -118,17 +118,20 @@ sv_csc_problem sv_csc_load(const char *d_name, const char *s_name, const char *x
   sv_csc_problem p = {0};
   p.d_src = sv_load(d_name);
   p.s_src = sv_load(s_name);
-  ck_assert(p.d_src.ndim == 3 && (p.s_src.ndim == 2 || p.s_src.ndim == 3));
-  p.d0 = p.d_src.shape[0], p.d1 = p.d_src.shape[1], p.m = p.d_src.shape[2];
+  ck_assert((p.d_src.ndim == 3 || p.d_src.ndim == 4) && (p.s_src.ndim == 2 || p.s_src.ndim == 3));
+  p.d0 = p.d_src.shape[0], p.d1 = p.d_src.shape[1], p.m = p.d_src.shape[p.d_src.ndim - 1];
+  p.c = p.d_src.ndim == 4 ? p.d_src.shape[2] : 1;
   p.n0 = p.s_src.shape[0], p.n1 = p.s_src.shape[1], p.k = p.s_src.ndim == 3 ? p.s_src.shape[2] : 1;
+  ck_assert(p.c == 1 || p.c == p.k);
   size_t nd = p.d0 * p.d1, ns = p.n0 * p.n1;
-  p.d = malloc(p.m * nd * sizeof *p.d);
+  p.d = malloc(p.m * p.c * nd * sizeof *p.d);
   p.s = malloc(p.k * ns * sizeof *p.s);
   ck_assert(p.d != NULL && p.s != NULL);
   const double *d = p.d_src.data, *s = p.s_src.data;
   for (size_t j = 0; j < p.m; j++)
-    for (size_t a = 0; a < nd; a++)
-      p.d[j * nd + a] = d[a * p.m + j];
+    for (size_t c = 0; c < p.c; c++)
+      for (size_t a = 0; a < nd; a++)
+        p.d[(j * p.c + c) * nd + a] = d[(a * p.c + c) * p.m + j];
   for (size_t k = 0; k < p.k; k++)
     for (size_t a = 0; a < ns; a++)
       p.s[k * ns + a] = s[a * p.k + k];
@@ -152,6 +155,7 @@ void sv_csc_free(sv_csc_problem *p) {
 }
 
 double *sv_csc_reconstruct(const sv_csc_problem *p, const double *x) {
+  ck_assert(p->c == 1);
   size_t n0 = p->n0, n1 = p->n1;
   double *r = calloc(n0 * n1, sizeof *r);
   ck_assert_ptr_nonnull(r);
@@ -171,4 +175,37 @@ double sv_rrs(const double *a, const double *b, size_t n) {
   for (size_t i = 0; i < n; i++)
     e += (a[i] - b[i]) * (a[i] - b[i]), na += a[i] * a[i], nb += b[i] * b[i];
   return sqrt(e) / sqrt(fmax(na, nb));
+}
+
+void sv_csc_check_refusals(ag_device *dev, const char *fn, sv_csc_create create, const char *s_1d) {
+  double v[8 * 8] = {1};
+  ag_array *d = sv_upload(dev, AG_F32, 3, (size_t[]){2, 3, 3}, v), *s = sv_upload(dev, AG_F32, 2, (size_t[]){8, 8}, v);
+  ag_array *big = sv_upload(dev, AG_F32, 3, (size_t[]){1, 9, 3}, v);
+  ag_array *s1 = sv_upload(dev, AG_F32, 1, (size_t[]){8}, v);
+  ag_array *si = NULL, *di = NULL;
+  ck_assert_int_eq(ag_array_create(dev, AG_I32, 2, (size_t[]){8, 8}, &si), AG_OK);
+  ck_assert_int_eq(ag_array_create(dev, AG_I32, 3, (size_t[]){2, 3, 3}, &di), AG_OK);
+  ag_solver *b = (ag_solver *)&b;
+  CHECK_FAILS(create(d, s, 0.1, NULL), AG_ERR_INVALID_ARGUMENT, fn, "solver");
+  CHECK_FAILS(create(NULL, s, 0.1, &b), AG_ERR_INVALID_ARGUMENT, fn, "D");
+  ck_assert_ptr_null(b);
+  CHECK_FAILS(create(d, si, 0.1, &b), AG_ERR_MISMATCH, fn, "S");
+  CHECK_FAILS(create(di, si, 0.1, &b), AG_ERR_UNSUPPORTED, fn, "i32");
+  CHECK_FAILS(create(big, s, 0.1, &b), AG_ERR_MISMATCH, fn, "larger than the signals");
+  CHECK_FAILS(create(d, s1, 0.1, &b), AG_ERR_MISMATCH, fn, s_1d);
+  CHECK_FAILS(create(d, s, -1.0, &b), AG_ERR_INVALID_ARGUMENT, fn, "lmbda");
+  CHECK_FAILS(create(d, s, INFINITY, &b), AG_ERR_INVALID_ARGUMENT, fn, "lmbda");
+  ck_assert_ptr_null(b);
+  ag_device_info info;
+  ck_assert_int_eq(ag_device_get_info(dev, &info), AG_OK);
+  if (!info.fp64) {
+    ag_array *d64 = NULL, *s64 = NULL;
+    ck_assert_int_eq(ag_array_create(dev, AG_F64, 3, (size_t[]){2, 3, 3}, &d64), AG_OK);
+    ck_assert_int_eq(ag_array_create(dev, AG_F64, 2, (size_t[]){8, 8}, &s64), AG_OK);
+    CHECK_FAILS(create(d64, s64, 0.1, &b), AG_ERR_UNSUPPORTED, fn, "f64");
+    ag_array_free(d64), ag_array_free(s64);
+  }
+  ag_array *arrays[] = {d, s, big, s1, si, di};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    ag_array_free(arrays[i]);
 }

@@ -17,62 +17,19 @@
 
 /* ---- data ---------------------------------------------------------------------------------- */
 
-/* A problem of tests/data in anygpu's layout: sporco's D (Nd0, Nd1, M) as [M][Nd0][Nd1] or
-   (Nd0, Nd1, C, M) as [M][C][Nd0][Nd1], its S (N0, N1) or (N0, N1, K) as [K][N0][N1] (K = 1
-   for a 2-D S; with a multi-channel D, sporco's dimK=0, the K planes are S's C channels), and
-   X0 (N0, N1, M), when given, as [M][N0][N1]. */
-typedef struct problem {
-  npy_array d_src, s_src; /* as stored, for tests/sporco_ref.py */
-  double *d, *s, *x0;
-  size_t m, c, d0, d1, k, n0, n1; /* c: D's channels (1 for a 3-D D) */
-} problem;
-
-static problem load_problem(const char *base, bool with_x0) {
-  char name[100];
-  problem p = {0};
-  snprintf(name, sizeof name, "sporco_cbpdn_%s_D", base);
-  p.d_src = sv_load(name);
-  snprintf(name, sizeof name, "sporco_cbpdn_%s_S", base);
-  p.s_src = sv_load(name);
-  ck_assert((p.d_src.ndim == 3 || p.d_src.ndim == 4) && (p.s_src.ndim == 2 || p.s_src.ndim == 3));
-  p.d0 = p.d_src.shape[0], p.d1 = p.d_src.shape[1], p.m = p.d_src.shape[p.d_src.ndim - 1];
-  p.c = p.d_src.ndim == 4 ? p.d_src.shape[2] : 1;
-  p.n0 = p.s_src.shape[0], p.n1 = p.s_src.shape[1], p.k = p.s_src.ndim == 3 ? p.s_src.shape[2] : 1;
-  ck_assert(p.c == 1 || p.c == p.k);
-  p.d = malloc(p.m * p.c * p.d0 * p.d1 * sizeof *p.d);
-  p.s = malloc(p.k * p.n0 * p.n1 * sizeof *p.s);
-  ck_assert(p.d != NULL && p.s != NULL);
-  const double *d = p.d_src.data, *s = p.s_src.data;
-  for (size_t j = 0; j < p.m; j++)
-    for (size_t c = 0; c < p.c; c++)
-      for (size_t a = 0; a < p.d0 * p.d1; a++)
-        p.d[(j * p.c + c) * p.d0 * p.d1 + a] = d[(a * p.c + c) * p.m + j];
-  for (size_t k = 0; k < p.k; k++)
-    for (size_t a = 0; a < p.n0 * p.n1; a++)
-      p.s[k * p.n0 * p.n1 + a] = s[a * p.k + k];
-  if (with_x0) {
-    snprintf(name, sizeof name, "sporco_cbpdn_%s_X0", base);
-    npy_array x0 = sv_load(name);
-    ck_assert(x0.ndim == 3 && x0.shape[2] == p.m);
-    p.x0 = malloc(p.m * p.n0 * p.n1 * sizeof *p.x0);
-    ck_assert_ptr_nonnull(p.x0);
-    const double *x = x0.data;
-    for (size_t j = 0; j < p.m; j++)
-      for (size_t a = 0; a < p.n0 * p.n1; a++)
-        p.x0[j * p.n0 * p.n1 + a] = x[a * p.m + j];
-    npy_free(&x0);
-  }
-  return p;
-}
-
-static void free_problem(problem *p) {
-  npy_free(&p->d_src), npy_free(&p->s_src);
-  free(p->d), free(p->s), free(p->x0);
+/* tests/data's sporco_cbpdn_BASE_D and _S, and _X0 with @p with_x0 (solvers_common.h). */
+static sv_csc_problem load_problem(const char *base, bool with_x0) {
+  char d[100], sn[100], x0[100];
+  snprintf(d, sizeof d, "sporco_cbpdn_%s_D", base);
+  snprintf(sn, sizeof sn, "sporco_cbpdn_%s_S", base);
+  snprintf(x0, sizeof x0, "sporco_cbpdn_%s_X0", base);
+  return sv_csc_load(d, sn, with_x0 ? x0 : NULL);
 }
 
 /* The solver for @p p on @p dev in dtype @p t: a multi-channel D as [M][C][Nd0][Nd1] with S
    [C][N0][N1]. */
-static ag_solver *make_solver(ag_device *dev, ag_dtype t, const problem *p, double lmbda, const ag_admm_options *opt) {
+static ag_solver *make_solver(ag_device *dev, ag_dtype t, const sv_csc_problem *p, double lmbda,
+                              const ag_admm_options *opt) {
   ag_array *d = p->c > 1 ? sv_upload(dev, t, 4, (size_t[]){p->m, p->c, p->d0, p->d1}, p->d)
                          : sv_upload(dev, t, 3, (size_t[]){p->m, p->d0, p->d1}, p->d);
   ag_array *s = p->k == 1 ? sv_upload(dev, t, 2, (size_t[]){p->n0, p->n1}, p->s)
@@ -82,30 +39,6 @@ static ag_solver *make_solver(ag_device *dev, ag_dtype t, const problem *p, doub
   ck_assert_msg(st == AG_OK, "%s: ag_cbpdn_create: %s", test_label(), ag_last_error());
   ag_array_free(d), ag_array_free(s);
   return b;
-}
-
-/* sum_m d_m * x_m for the first signal, the circular convolution written out (x [M][N0][N1]). */
-static double *reconstruct(const problem *p, const double *x) {
-  size_t n0 = p->n0, n1 = p->n1;
-  double *r = calloc(n0 * n1, sizeof *r);
-  ck_assert_ptr_nonnull(r);
-  for (size_t j = 0; j < p->m; j++)
-    for (size_t a = 0; a < p->d0; a++)
-      for (size_t b = 0; b < p->d1; b++) {
-        double w = p->d[(j * p->d0 + a) * p->d1 + b];
-        for (size_t i0 = 0; i0 < n0; i0++)
-          for (size_t i1 = 0; i1 < n1; i1++)
-            r[i0 * n1 + i1] += w * x[(j * n0 + (i0 + n0 - a) % n0) * n1 + (i1 + n1 - b) % n1];
-      }
-  return r;
-}
-
-/* ||a - b|| / max(||a||, ||b||), tests/data/README.md's rrs. */
-static double rrs(const double *a, const double *b, size_t n) {
-  double e = 0, na = 0, nb = 0;
-  for (size_t i = 0; i < n; i++)
-    e += (a[i] - b[i]) * (a[i] - b[i]), na += a[i] * a[i], nb += b[i] * b[i];
-  return sqrt(e) / sqrt(fmax(na, nb));
 }
 
 /* ---- sporco's pinned values ------------------------------------------------------------------ */
@@ -123,7 +56,7 @@ START_TEST(cbpdn_reaches_sporcos_pinned_values) {
   ag_dtype ts[2];
   sv_dtypes(dev, ts);
   for (int c = 0; c < 2; c++) {
-    problem p = load_problem(bases[c], true);
+    sv_csc_problem p = load_problem(bases[c], true);
     for (int ti = 0; ti < 1; ti++) {
       ag_admm_options opt;
       ck_assert_int_eq(ag_solver_options_default(AG_SOLVER_CBPDN, &opt), AG_OK);
@@ -133,9 +66,9 @@ START_TEST(cbpdn_reaches_sporcos_pinned_values) {
       const ag_array *y = ag_solver_var_get(b, AG_VAR_RESULT);
       ck_assert_ptr_eq(y, ag_solver_var_get(b, AG_VAR_Y));
       ck_assert_int_eq(ag_array_ndim(y), 4);
-      double *yh = sv_download(y), *sr = reconstruct(&p, yh);
+      double *yh = sv_download(y), *sr = sv_csc_reconstruct(&p, yh);
       size_t nx = p.m * p.n0 * p.n1;
-      double ex = rrs(p.x0, yh, nx), es = rrs(p.s, sr, p.n0 * p.n1);
+      double ex = sv_rrs(p.x0, yh, nx), es = sv_rrs(p.s, sr, p.n0 * p.n1);
       double bx = 5e-5, bs = 1e-4;
       printf("%s: test_%s %s: %zu iterations, rrs(X0, Y) %.3g, rrs(S, D * Y) %.3g\n", test_label(), bases[c],
              ag_dtype_name(ts[ti]), ag_solver_history(b, NULL), ex, es);
@@ -144,7 +77,7 @@ START_TEST(cbpdn_reaches_sporcos_pinned_values) {
       free(yh), free(sr);
       ag_solver_destroy(b);
     }
-    free_problem(&p);
+    sv_csc_free(&p);
   }
 }
 END_TEST
@@ -160,7 +93,7 @@ START_TEST(cbpdn_linear_solves_are_accurate) {
   ag_dtype ts[2];
   int nt = sv_dtypes(dev, ts);
   for (int c = 0; c < 2; c++) {
-    problem p = load_problem(bases[c], false);
+    sv_csc_problem p = load_problem(bases[c], false);
     for (int ti = 0; ti < nt; ti++) {
       ag_admm_options opt;
       ck_assert_int_eq(ag_solver_options_default(AG_SOLVER_CBPDN, &opt), AG_OK);
@@ -183,7 +116,7 @@ START_TEST(cbpdn_linear_solves_are_accurate) {
                     test_label(), bases[c], ag_dtype_name(ts[ti]), worst, bound, changed);
       ag_solver_destroy(b);
     }
-    free_problem(&p);
+    sv_csc_free(&p);
   }
 }
 END_TEST
@@ -198,7 +131,7 @@ START_TEST(cbpdn_multichannel_linear_solves_reach_sporcos_bound) {
   ag_device *dev = test_device(_i);
   ag_dtype ts[2];
   int nt = sv_dtypes(dev, ts);
-  problem p = load_problem("13", false);
+  sv_csc_problem p = load_problem("13", false);
   ck_assert(p.c == 3 && p.m == 4 && p.k == 3);
   for (int ti = 0; ti < nt; ti++) {
     ag_admm_options opt;
@@ -223,7 +156,7 @@ START_TEST(cbpdn_multichannel_linear_solves_reach_sporcos_bound) {
                   ag_dtype_name(ts[ti]), worst, bound, n, ag_solver_converged(b));
     ag_solver_destroy(b);
   }
-  free_problem(&p);
+  sv_csc_free(&p);
 }
 END_TEST
 
@@ -234,7 +167,7 @@ START_TEST(cbpdn_takes_multichannel_signals_with_a_single_channel_dictionary) {
   ag_device *dev = test_device(_i);
   ag_dtype ts[2];
   sv_dtypes(dev, ts);
-  problem p = load_problem("12", false);
+  sv_csc_problem p = load_problem("12", false);
   ag_array *d = sv_upload(dev, ts[0], 3, (size_t[]){p.m, p.d0, p.d1}, p.d);
   ag_array *s3 = sv_upload(dev, ts[0], 3, (size_t[]){p.k, p.n0, p.n1}, p.s);
   ag_array *s4 = sv_upload(dev, ts[0], 4, (size_t[]){1, p.k, p.n0, p.n1}, p.s);
@@ -260,7 +193,7 @@ START_TEST(cbpdn_takes_multichannel_signals_with_a_single_channel_dictionary) {
   free(v3), free(v4);
   ag_solver_destroy(b3), ag_solver_destroy(b4);
   ag_array_free(d), ag_array_free(s3), ag_array_free(s4);
-  free_problem(&p);
+  sv_csc_free(&p);
 }
 END_TEST
 
@@ -310,7 +243,7 @@ START_TEST(cbpdn_iterates_match_the_numpy_transcription_of_sporco) {
   }
   for (size_t c = 0; c < sizeof ref_cases / sizeof ref_cases[0]; c++) {
     const ref_case *rc = &ref_cases[c];
-    problem p = load_problem(rc->base, false);
+    sv_csc_problem p = load_problem(rc->base, false);
     const char *dir = test_tmp_dir("cbpdn");
     char path[700], err[700];
     snprintf(path, sizeof path, "%s/D.npy", dir);
@@ -318,7 +251,7 @@ START_TEST(cbpdn_iterates_match_the_numpy_transcription_of_sporco) {
     snprintf(path, sizeof path, "%s/S.npy", dir);
     double *s2 = NULL, *s2_src = NULL; /* base2: S [2][C][N0][N1], sporco's (N0, N1, C, 2) */
     if (rc->base2 != NULL) {
-      problem p2 = load_problem(rc->base2, false);
+      sv_csc_problem p2 = load_problem(rc->base2, false);
       size_t plane = p.k * p.n0 * p.n1;
       ck_assert(p.c > 1 && p2.k == p.k && p2.n0 == p.n0 && p2.n1 == p.n1);
       s2 = malloc(2 * plane * sizeof *s2), s2_src = malloc(2 * plane * sizeof *s2_src);
@@ -328,7 +261,7 @@ START_TEST(cbpdn_iterates_match_the_numpy_transcription_of_sporco) {
       for (size_t i = 0; i < plane; i++)
         s2_src[2 * i] = a[i], s2_src[2 * i + 1] = b2[i];
       ck_assert(npy_write(path, NPY_F8, 4, (size_t[]){p.n0, p.n1, p.k, 2}, s2_src, err, sizeof err));
-      free_problem(&p2);
+      sv_csc_free(&p2);
     } else {
       ck_assert(npy_write(path, NPY_F8, p.s_src.ndim, p.s_src.shape, p.s_src.data, err, sizeof err));
     }
@@ -354,7 +287,7 @@ START_TEST(cbpdn_iterates_match_the_numpy_transcription_of_sporco) {
     ag_solver_destroy(b);
     free(s2), free(s2_src);
     npy_free(&h);
-    free_problem(&p);
+    sv_csc_free(&p);
   }
 }
 END_TEST
@@ -599,34 +532,25 @@ END_TEST
 
 /* ---- refused input --------------------------------------------------------------------------- */
 
+static ag_status create_default(const ag_array *D, const ag_array *S, double lmbda, ag_solver **solver) {
+  return ag_cbpdn_create(NULL, D, S, lmbda, NULL, solver);
+}
+
 START_TEST(bad_cbpdn_input_is_refused_naming_the_argument) {
   ag_device *dev = test_device(_i);
   static const char fn[] = "ag_cbpdn_create";
+  sv_csc_check_refusals(dev, fn, create_default, "S must be 2-D");
   double v[4 * 8 * 8] = {1};
   ag_array *d = sv_upload(dev, AG_F32, 3, (size_t[]){2, 3, 3}, v), *s = sv_upload(dev, AG_F32, 2, (size_t[]){8, 8}, v);
-  ag_array *big = sv_upload(dev, AG_F32, 3, (size_t[]){1, 9, 3}, v);
   ag_array *d4 = sv_upload(dev, AG_F32, 4, (size_t[]){2, 3, 3, 3}, v);
   ag_array *s4 = sv_upload(dev, AG_F32, 4, (size_t[]){1, 3, 8, 8}, v);
-  ag_array *s1 = sv_upload(dev, AG_F32, 1, (size_t[]){8}, v);
   ag_array *s2c = sv_upload(dev, AG_F32, 4, (size_t[]){1, 2, 8, 8}, v);
   ag_array *d2 = sv_upload(dev, AG_F32, 2, (size_t[]){3, 3}, v);
-  ag_array *si = NULL;
-  ck_assert_int_eq(ag_array_create(dev, AG_I32, 2, (size_t[]){8, 8}, &si), AG_OK);
-  ag_array *di = NULL;
-  ck_assert_int_eq(ag_array_create(dev, AG_I32, 3, (size_t[]){2, 3, 3}, &di), AG_OK);
   ag_solver *b = (ag_solver *)&b;
-  CHECK_FAILS(ag_cbpdn_create(NULL, d, s, 0.1, NULL, NULL), AG_ERR_INVALID_ARGUMENT, fn, "solver");
-  CHECK_FAILS(ag_cbpdn_create(NULL, NULL, s, 0.1, NULL, &b), AG_ERR_INVALID_ARGUMENT, fn, "D");
-  ck_assert_ptr_null(b);
-  CHECK_FAILS(ag_cbpdn_create(NULL, d, si, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "S");
-  CHECK_FAILS(ag_cbpdn_create(NULL, di, si, 0.1, NULL, &b), AG_ERR_UNSUPPORTED, fn, "i32");
-  CHECK_FAILS(ag_cbpdn_create(NULL, big, s, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "larger than the signals");
-  CHECK_FAILS(ag_cbpdn_create(NULL, d, s1, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "S must be 2-D");
   CHECK_FAILS(ag_cbpdn_create(NULL, d4, s, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "C = 3 channels");
+  ck_assert_ptr_null(b);
   CHECK_FAILS(ag_cbpdn_create(NULL, d4, s2c, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "4-D with 2 channels");
   CHECK_FAILS(ag_cbpdn_create(NULL, d2, s, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "D must be 3-D");
-  CHECK_FAILS(ag_cbpdn_create(NULL, d, s, -1.0, NULL, &b), AG_ERR_INVALID_ARGUMENT, fn, "lmbda");
-  CHECK_FAILS(ag_cbpdn_create(NULL, d, s, INFINITY, NULL, &b), AG_ERR_INVALID_ARGUMENT, fn, "lmbda");
   ag_admm_options opt;
   ck_assert_int_eq(ag_solver_options_default(AG_SOLVER_CBPDN, &opt), AG_OK);
   opt.relax = 2.5;
@@ -635,15 +559,6 @@ START_TEST(bad_cbpdn_input_is_refused_naming_the_argument) {
   opt.y0 = s;
   CHECK_FAILS(ag_cbpdn_create(NULL, d, s, 0.1, &opt, &b), AG_ERR_MISMATCH, fn, "opt->y0");
   ck_assert_ptr_null(b);
-  ag_device_info info;
-  ck_assert_int_eq(ag_device_get_info(dev, &info), AG_OK);
-  if (!info.fp64) {
-    ag_array *d64 = NULL, *s64 = NULL;
-    ck_assert_int_eq(ag_array_create(dev, AG_F64, 3, (size_t[]){2, 3, 3}, &d64), AG_OK);
-    ck_assert_int_eq(ag_array_create(dev, AG_F64, 2, (size_t[]){8, 8}, &s64), AG_OK);
-    CHECK_FAILS(ag_cbpdn_create(NULL, d64, s64, 0.1, NULL, &b), AG_ERR_UNSUPPORTED, fn, "f64");
-    ag_array_free(d64), ag_array_free(s64);
-  }
   /* good calls after the refused ones work: the default lmbda, single- and multi-channel */
   ck_assert_int_eq(ag_cbpdn_create(NULL, d, s, NAN, NULL, &b), AG_OK);
   ck_assert(ag_solver_lambda(b) > 0 && ag_solver_kind_of(b) == AG_SOLVER_CBPDN);
@@ -651,7 +566,7 @@ START_TEST(bad_cbpdn_input_is_refused_naming_the_argument) {
   ck_assert_int_eq(ag_cbpdn_create(NULL, d4, s4, NAN, NULL, &b), AG_OK);
   ck_assert(ag_solver_lambda(b) > 0);
   ag_solver_destroy(b);
-  ag_array *arrays[] = {d, s, big, d4, s4, s1, s2c, d2, si, di};
+  ag_array *arrays[] = {d, s, d4, s4, s2c, d2};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     ag_array_free(arrays[i]);
 }

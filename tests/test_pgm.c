@@ -405,29 +405,21 @@ END_TEST
 
 /* ---- refused input --------------------------------------------------------------------------- */
 
+static ag_status create_default(const ag_array *D, const ag_array *S, double lmbda, ag_solver **solver) {
+  return ag_pgm_cbpdn_create(NULL, D, S, lmbda, NULL, solver);
+}
+
 START_TEST(bad_pgm_input_is_refused_naming_the_argument) {
   ag_device *dev = test_device(_i);
   static const char fn[] = "ag_pgm_cbpdn_create";
+  sv_csc_check_refusals(dev, fn, create_default, "S 2-D");
   double v[4 * 8 * 8] = {1};
   ag_array *d = sv_upload(dev, AG_F32, 3, (size_t[]){2, 3, 3}, v), *s = sv_upload(dev, AG_F32, 2, (size_t[]){8, 8}, v);
-  ag_array *big = sv_upload(dev, AG_F32, 3, (size_t[]){1, 9, 3}, v);
   ag_array *d4 = sv_upload(dev, AG_F32, 4, (size_t[]){2, 3, 3, 3}, v);
-  ag_array *s1 = sv_upload(dev, AG_F32, 1, (size_t[]){8}, v);
   ag_array *x0 = sv_upload(dev, AG_F32, 4, (size_t[]){1, 2, 8, 7}, v);
-  ag_array *si = NULL, *di = NULL;
-  ck_assert_int_eq(ag_array_create(dev, AG_I32, 2, (size_t[]){8, 8}, &si), AG_OK);
-  ck_assert_int_eq(ag_array_create(dev, AG_I32, 3, (size_t[]){2, 3, 3}, &di), AG_OK);
   ag_solver *b = (ag_solver *)&b;
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d, s, 0.1, NULL, NULL), AG_ERR_INVALID_ARGUMENT, fn, "solver");
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, NULL, s, 0.1, NULL, &b), AG_ERR_INVALID_ARGUMENT, fn, "D");
-  ck_assert_ptr_null(b);
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d, si, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "S");
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, di, si, 0.1, NULL, &b), AG_ERR_UNSUPPORTED, fn, "i32");
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, big, s, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "larger than the signals");
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d, s1, 0.1, NULL, &b), AG_ERR_MISMATCH, fn, "S 2-D");
   CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d4, s, 0.1, NULL, &b), AG_ERR_UNSUPPORTED, fn, "multi-channel");
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d, s, -1.0, NULL, &b), AG_ERR_INVALID_ARGUMENT, fn, "lmbda");
-  CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d, s, INFINITY, NULL, &b), AG_ERR_INVALID_ARGUMENT, fn, "lmbda");
+  ck_assert_ptr_null(b);
   /* each bad option, named */
   ag_pgm_options opt = defaults();
   opt.l = -1;
@@ -455,15 +447,6 @@ START_TEST(bad_pgm_input_is_refused_naming_the_argument) {
   opt = defaults(), opt.x0 = x0;
   CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d, s, 0.1, &opt, &b), AG_ERR_MISMATCH, fn, "opt->x0");
   ck_assert_ptr_null(b);
-  ag_device_info info;
-  ck_assert_int_eq(ag_device_get_info(dev, &info), AG_OK);
-  if (!info.fp64) {
-    ag_array *d64 = NULL, *s64 = NULL;
-    ck_assert_int_eq(ag_array_create(dev, AG_F64, 3, (size_t[]){2, 3, 3}, &d64), AG_OK);
-    ck_assert_int_eq(ag_array_create(dev, AG_F64, 2, (size_t[]){8, 8}, &s64), AG_OK);
-    CHECK_FAILS(ag_pgm_cbpdn_create(NULL, d64, s64, 0.1, NULL, &b), AG_ERR_UNSUPPORTED, fn, "f64");
-    ag_array_free(d64), ag_array_free(s64);
-  }
   /* a good call after the refused ones works: the default lmbda, 0.1 max |conj(D^) S^|: D's
      first filter has a 1 at the origin and S a 1 at the origin, so every bin of both spectra
      is 1 and lmbda is 0.1 */
@@ -471,7 +454,7 @@ START_TEST(bad_pgm_input_is_refused_naming_the_argument) {
   ck_assert_double_eq_tol(ag_solver_lambda(b), 0.1, 1e-7);
   ck_assert_double_eq(ag_solver_pgm_l(b), 500.0);
   ag_solver_destroy(b);
-  ag_array *arrays[] = {d, s, big, d4, s1, x0, si, di};
+  ag_array *arrays[] = {d, s, d4, x0};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     ag_array_free(arrays[i]);
 }

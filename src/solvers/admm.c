@@ -113,6 +113,55 @@ ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array
   return ag_array_create(s->dev, s->dtype, ndim, shape, a);
 }
 
+/* D [M][Nd0][Nd1] (C = 1) with S [N0][N1], [K][N0][N1] or, with AG__CSC_MULTICHANNEL,
+   [K][C'][N0][N1] (K C' signals, sporco's single-channel dictionary with a multi-channel
+   signal), or D [M][C][Nd0][Nd1] with S [C][N0][N1] (K = 1) or [K][C][N0][N1]. */
+ag_status ag__csc_check_problem(const char *fn, const char *solver, const ag_array *D, const ag_array *S, unsigned flags,
+                                ag__csc_geometry *g) {
+  ag_status st;
+  if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
+      (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
+    return st;
+  if (D->dtype != AG_F32 && D->dtype != AG_F64)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; %s takes f32 or f64", fn, ag_dtype_name(D->dtype), solver);
+  if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
+    return st;
+  if (!(flags & AG__CSC_MULTICHANNEL)) {
+    if (D->ndim == 4 || S->ndim == 4)
+      return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %d-D and S %d-D: multi-channel problems are not implemented", fn,
+                       D->ndim, S->ndim);
+    if (D->ndim != 3 || (S->ndim != 2 && S->ndim != 3))
+      return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] and S 2-D [N0][N1] or 3-D [K][N0][N1]; they "
+                       "are %d-D and %d-D",
+                       fn, D->ndim, S->ndim);
+    g->c = 1, g->k = S->ndim == 3 ? S->shape[0] : 1;
+  } else if (D->ndim == 3) {
+    if (S->ndim < 2)
+      return ag__error(AG_ERR_MISMATCH, "%s: with a 3-D D [M][Nd0][Nd1], S must be 2-D [N0][N1], 3-D [K][N0][N1] or "
+                       "4-D [K][C][N0][N1]; it is %d-D", fn, S->ndim);
+    g->c = 1, g->k = S->ndim == 2 ? 1 : S->ndim == 3 ? S->shape[0] : S->shape[0] * S->shape[1];
+  } else if (D->ndim == 4) {
+    size_t c = D->shape[1];
+    if ((S->ndim != 3 && S->ndim != 4) || S->shape[S->ndim - 3] != c)
+      return ag__error(AG_ERR_MISMATCH, "%s: D [M][C][Nd0][Nd1] has C = %zu channels; S must be [C][N0][N1] or "
+                       "[K][C][N0][N1] with that C; it is %d-D with %zu channels", fn, c, S->ndim,
+                       S->ndim >= 3 ? S->shape[S->ndim - 3] : (size_t)1);
+    g->c = c, g->k = S->ndim == 4 ? S->shape[0] : 1;
+  } else {
+    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] or 4-D [M][C][Nd0][Nd1]; it is %d-D", fn,
+                     D->ndim);
+  }
+  if (D->size == 0 || S->size == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu values) and S (%zu values) must not be empty", fn, D->size,
+                     S->size);
+  g->m = D->shape[0], g->d0 = D->shape[D->ndim - 2], g->d1 = D->shape[D->ndim - 1];
+  g->n0 = S->shape[S->ndim - 2], g->n1 = S->shape[S->ndim - 1];
+  if (g->d0 > g->n0 || g->d1 > g->n1)
+    return ag__error(AG_ERR_MISMATCH, "%s: D's filters (%zu x %zu) are larger than the signals of S (%zu x %zu)", fn,
+                     g->d0, g->d1, g->n0, g->n1);
+  return AG_OK;
+}
+
 /* A copy of @p init (argument @p name) into a new array of the given shape, or zeros. */
 static ag_status start_value(ag_solver *s, const char *fn, const char *name, const ag_array *init, int ndim,
                              const size_t *shape, ag_array **out) {

@@ -105,4 +105,26 @@ ag_status ag__solver_push_stats(ag_solver *s, const ag_iter_stats *st);
 /* A new array on the solver's device of its dtype. */
 ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array **a);
 
+/* A convolutional sparse coding problem's sizes, from D and S once they are checked: K
+   signals, C channels of D, M filters of Nd0 x Nd1, signals of N0 x N1. */
+typedef struct ag__csc_geometry {
+  size_t k, c, m, d0, d1, n0, n1;
+} ag__csc_geometry;
+
+/* ag__csc_check_problem's flags: what a solver accepts beyond D [M][Nd0][Nd1] with S [N0][N1]
+   or [K][N0][N1]. */
+enum {
+  /* D [M][C][Nd0][Nd1] with S [C][N0][N1] or [K][C][N0][N1], and S [K][C'][N0][N1] (K C'
+     signals) with a 3-D D; without it a 4-D D or S is AG_ERR_UNSUPPORTED */
+  AG__CSC_MULTICHANNEL = 1u << 0,
+};
+
+/* Checks the D and S of ag_cbpdn_create and its kin (@p fn; @p solver names it in the dtype
+   message, "ConvBPDN") and reads the problem's sizes into @p g: both valid arrays on one
+   device, of one dtype, f32 or f64 (f64 only where the device has it), the shapes above, not
+   empty, the filters no larger than the signals. Returns AG_OK or the status with a message
+   naming @p fn and the argument. */
+ag_status ag__csc_check_problem(const char *fn, const char *solver, const ag_array *D, const ag_array *S, unsigned flags,
+                                ag__csc_geometry *g);
+
 #endif

@@ -129,50 +129,6 @@ static void destroy(ag_solver *s) {
 static const ag__solver_ops cbpdn_ops = {
     .name = "ConvBPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .destroy = destroy};
 
-/* The problem's sizes, from D and S once they are checked. */
-typedef struct geometry {
-  size_t k, c, m, d0, d1, n0, n1;
-} geometry;
-
-/* Checks D and S and reads the problem's sizes: D [M][Nd0][Nd1] (C = 1) with S [N0][N1],
-   [K][N0][N1] or [K][C'][N0][N1] (K C' signals, sporco's single-channel dictionary with a
-   multi-channel signal), or D [M][C][Nd0][Nd1] with S [C][N0][N1] (K = 1) or [K][C][N0][N1]. */
-static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S, geometry *g) {
-  ag_status st;
-  if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
-      (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
-    return st;
-  if (D->dtype != AG_F32 && D->dtype != AG_F64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; ConvBPDN takes f32 or f64", fn, ag_dtype_name(D->dtype));
-  if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
-    return st;
-  if (D->ndim == 3) {
-    if (S->ndim < 2)
-      return ag__error(AG_ERR_MISMATCH, "%s: with a 3-D D [M][Nd0][Nd1], S must be 2-D [N0][N1], 3-D [K][N0][N1] or "
-                       "4-D [K][C][N0][N1]; it is %d-D", fn, S->ndim);
-    g->c = 1, g->k = S->ndim == 2 ? 1 : S->ndim == 3 ? S->shape[0] : S->shape[0] * S->shape[1];
-  } else if (D->ndim == 4) {
-    size_t c = D->shape[1];
-    if ((S->ndim != 3 && S->ndim != 4) || S->shape[S->ndim - 3] != c)
-      return ag__error(AG_ERR_MISMATCH, "%s: D [M][C][Nd0][Nd1] has C = %zu channels; S must be [C][N0][N1] or "
-                       "[K][C][N0][N1] with that C; it is %d-D with %zu channels", fn, c, S->ndim,
-                       S->ndim >= 3 ? S->shape[S->ndim - 3] : (size_t)1);
-    g->c = c, g->k = S->ndim == 4 ? S->shape[0] : 1;
-  } else {
-    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] or 4-D [M][C][Nd0][Nd1]; it is %d-D", fn,
-                     D->ndim);
-  }
-  if (D->size == 0 || S->size == 0)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu values) and S (%zu values) must not be empty", fn, D->size,
-                     S->size);
-  g->m = D->shape[0], g->d0 = D->shape[D->ndim - 2], g->d1 = D->shape[D->ndim - 1];
-  g->n0 = S->shape[S->ndim - 2], g->n1 = S->shape[S->ndim - 1];
-  if (g->d0 > g->n0 || g->d1 > g->n1)
-    return ag__error(AG_ERR_MISMATCH, "%s: D's filters (%zu x %zu) are larger than the signals of S (%zu x %zu)", fn,
-                     g->d0, g->d1, g->n0, g->n1);
-  return AG_OK;
-}
-
 /* The complex values of @p a as doubles, in a new host array (the caller frees). */
 static ag_status spectrum_to_host(const ag_array *a, double **out) {
   size_t n = 2 * ag_array_size(a);
@@ -217,7 +173,7 @@ static ag_status max_dhs(const cbpdn *p, double *out) {
 
 /* D [M][C][Nd0][Nd1] (C = 1 for a 3-D D) zero padded and reordered to [C M][N0][N1], channel
    major, in a new array (made on the host, once). */
-static ag_status pad_filters(const ag_array *D, const geometry *g, ag_array **out) {
+static ag_status pad_filters(const ag_array *D, const ag__csc_geometry *g, ag_array **out) {
   size_t es = ag_dtype_size(D->dtype), n0 = g->n0, n1 = g->n1, d0 = g->d0, d1 = g->d1;
   unsigned char *src = malloc(D->size * es), *dst = calloc(g->c * g->m * n0 * n1, es);
   ag_status st = AG_OK;
@@ -240,8 +196,8 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
   static const char fn[] = "ag_cbpdn_create";
   AG__CHECK_NOT_NULL(fn, solver);
   *solver = NULL;
-  geometry g = {0};
-  ag_status st = check_problem(fn, D, S, &g);
+  ag__csc_geometry g = {0};
+  ag_status st = ag__csc_check_problem(fn, "ConvBPDN", D, S, AG__CSC_MULTICHANNEL, &g);
   if (st != AG_OK)
     return st;
   ag_solver *s;

@@ -102,32 +102,6 @@ static const ag__pgm_ops pgm_cbpdn_ops = {
     .grad = grad, .prox = prox, .dft = dft, .fid_norm = fid_norm, .diff_norm = diff_norm, .l1 = l1};
 static const ag__solver_ops solver_ops = {.name = "PGM ConvBPDN", .iterate = ag__pgm_iterate, .destroy = destroy};
 
-static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S) {
-  ag_status st;
-  if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
-      (st = ag__check_same_device(fn, "D", D, "S", S)) != AG_OK || (st = ag__check_same_dtype(fn, "D", D, "S", S)) != AG_OK)
-    return st;
-  if (D->dtype != AG_F32 && D->dtype != AG_F64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %s; the PGM ConvBPDN takes f32 or f64", fn, ag_dtype_name(D->dtype));
-  if ((st = ag__check_fp64(fn, D->dev, D->dtype)) != AG_OK)
-    return st;
-  if (D->ndim == 4 || S->ndim == 4)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: D is %d-D and S %d-D: multi-channel problems are not implemented", fn,
-                     D->ndim, S->ndim);
-  if (D->ndim != 3 || (S->ndim != 2 && S->ndim != 3))
-    return ag__error(AG_ERR_MISMATCH, "%s: D must be 3-D [M][Nd0][Nd1] and S 2-D [N0][N1] or 3-D [K][N0][N1]; they are "
-                     "%d-D and %d-D",
-                     fn, D->ndim, S->ndim);
-  if (D->size == 0 || S->size == 0)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: D (%zu values) and S (%zu values) must not be empty", fn, D->size,
-                     S->size);
-  const size_t *ns = S->shape + (S->ndim - 2);
-  if (D->shape[1] > ns[0] || D->shape[2] > ns[1])
-    return ag__error(AG_ERR_MISMATCH, "%s: D's filters (%zu x %zu) are larger than the signals of S (%zu x %zu)", fn,
-                     D->shape[1], D->shape[2], ns[0], ns[1]);
-  return AG_OK;
-}
-
 /* D's and S's spectra: D zero padded to the signals' size on the device, then both rfft'd. */
 static ag_status spectra(ag_solver *s, ag_queue *q, const ag_array *D, const ag_array *S) {
   pgm_cbpdn *p = s->impl;
@@ -168,7 +142,8 @@ ag_status ag_pgm_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S,
   static const char fn[] = "ag_pgm_cbpdn_create";
   AG__CHECK_NOT_NULL(fn, solver);
   *solver = NULL;
-  ag_status st = check_problem(fn, D, S);
+  ag__csc_geometry g = {0};
+  ag_status st = ag__csc_check_problem(fn, "the PGM ConvBPDN", D, S, 0, &g);
   if (st != AG_OK)
     return st;
   ag_solver *s;
@@ -177,9 +152,7 @@ ag_status ag_pgm_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S,
   pgm_cbpdn *p = s->impl;
   ag_dtype t = D->dtype;
   p->ct = t == AG_F64 ? AG_C128 : AG_C64;
-  p->m = D->shape[0], p->d0 = D->shape[1], p->d1 = D->shape[2];
-  p->k = S->ndim == 3 ? S->shape[0] : 1;
-  p->n0 = S->shape[S->ndim - 2], p->n1 = S->shape[S->ndim - 1], p->nh = p->n1 / 2 + 1;
+  p->m = g.m, p->d0 = g.d0, p->d1 = g.d1, p->k = g.k, p->n0 = g.n0, p->n1 = g.n1, p->nh = g.n1 / 2 + 1;
   p->pgm.scale = 1.0 / ((double)p->n0 * (double)p->n1);
   size_t xs[4] = {p->k, p->m, p->n0, p->n1}, xfs[4] = {p->k, p->m, p->n0, p->nh};
   s->dev = D->dev, s->dtype = t, s->q = q; /* for the launches before ag__pgm_init */
