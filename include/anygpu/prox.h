@@ -74,7 +74,10 @@ AG_API ag_status ag_prox_sl1l2(ag_queue *q, const ag_array *v, double alpha, dou
     of a matrix v of shape {m, n}: with the thin SVD v = U diag(s) V^T,
     out = U diag(max(s - alpha, 0)) V^T.
 
-    The SVD runs on the host, with LAPACK's divide-and-conquer ?gesdd in v's precision: the
+    The SVD runs on the host with LAPACK in v's precision: for f64 and alpha > 0 only the
+    singular values above alpha, from the eigenpairs above alpha^2 of the smaller Gram matrix
+    (dsyevr; the squaring costs accuracy in the small singular values only, which are
+    thresholded away), else the divide-and-conquer ?gesdd. The
     call reads v to the host (waiting for the work enqueued on it), computes, and writes out
     (and sv) back with blocking writes on @p q, so it returns when the results are on the
     device. Host memory of about 2 m n + (m + n) min(m, n) elements, plus LAPACK's workspace,
