@@ -10,7 +10,11 @@
    where V^T D^T S is made once. Nothing is divided by rho, so X keeps its precision when rho
    is small: the Woodbury form b / rho - ... loses a factor (l + rho) / rho of it, which in
    float32 stalls sporco's test problems. Each x step is two products with V and a scaling of
-   r columns; rho changes only the 2r weights. */
+   r columns; rho changes only the 2r weights.
+
+   The objective's D X costs a third product with D, unless D is wide (N < M) with no direction
+   left out of V: then D = (D V) V^T exactly, so D X = (D V)(V^T C + Z), with D V (N x N) made
+   once and V^T C from the x step, half the work of D X (N x M). */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -28,6 +32,8 @@ typedef struct bpdn {
   ag_array *et;      /* (V^T D^T S)^T (K, r) */
   ag_array *wa, *wb; /* the weights (r) for the current rho: -l / (l + rho), 1 / (l + rho) */
   ag_array *tt, *zt; /* (V^T C)^T and Z^T (K, r) */
+  ag_array *dv;      /* D V (N, r) when D = (D V) V^T (wide, nothing left out), else NULL */
+  ag_array *vx;      /* (V^T X)^T (K, r) for the objective with dv; a temporary in the x step */
   ag_array *c;       /* C = Y - U (M, K), then b for the check */
   ag_array *resid;   /* D X - S (N, K) */
   ag_array *absx;    /* |Y| (M, K), real */
@@ -68,8 +74,8 @@ static ag_status xstep(ag_solver *s) {
   /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T */
   if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK ||
       (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt)) != AG_OK ||
-      (st = ag_mul(s->q, p->tt, p->wa, p->tt)) != AG_OK || (st = ag_mul(s->q, p->et, p->wb, p->zt)) != AG_OK ||
-      (st = ag_add(s->q, p->zt, p->tt, p->zt)) != AG_OK || (st = ag_copy(s->q, p->c, s->x)) != AG_OK ||
+      (st = ag_mul(s->q, p->tt, p->wa, p->zt)) != AG_OK || (st = ag_mul(s->q, p->et, p->wb, p->vx)) != AG_OK ||
+      (st = ag_add(s->q, p->zt, p->vx, p->zt)) != AG_OK || (st = ag_copy(s->q, p->c, s->x)) != AG_OK ||
       (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK)
     return st;
   if (!s->opt.lin_solve_check)
@@ -93,9 +99,12 @@ static ag_status objective(ag_solver *s, ag_iter_stats *st) {
   const ag_array *fvar = s->opt.f_eval_x ? s->x : s->y, *gvar = s->opt.g_eval_y ? s->y : s->x;
   ag_status rc;
   double dn, l1;
-  /* (1/2) ||D fvar - S||^2 */
+  /* (1/2) ||D fvar - S||^2; D X = (D V)(V^T X) with dv, V^T X = tt + zt (transposed) */
+  bool via_v = p->dv != NULL && fvar == s->x;
   if ((rc = ag_copy(s->q, p->s, p->resid)) != AG_OK ||
-      (rc = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK ||
+      (via_v && (rc = ag_add(s->q, p->tt, p->zt, p->vx)) != AG_OK) ||
+      (rc = via_v ? ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->dv, p->vx, -1.0, p->resid)
+                  : ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK ||
       (rc = ag__solver_norms(s, 1, (const ag_array *[]){p->resid}, &dn)) != AG_OK ||
       (rc = ag__solver_l1(s, gvar, p->absx, &l1)) != AG_OK)
     return rc;
@@ -109,7 +118,7 @@ static void destroy(ag_solver *s) {
   bpdn *p = s->impl;
   if (p == NULL)
     return;
-  ag_array *a[] = {p->d, p->s, p->dts, p->v, p->et, p->wa, p->wb, p->tt, p->zt, p->c, p->resid, p->absx};
+  ag_array *a[] = {p->d, p->s, p->dts, p->v, p->et, p->wa, p->wb, p->tt, p->zt, p->dv, p->vx, p->c, p->resid, p->absx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
   free(p->l);
@@ -123,7 +132,7 @@ static const ag__solver_ops bpdn_ops = {
    row-major M x r, into *v). Directions of eigenvalues below r l_max 2^-52 (rounding, a D
    of lower rank) are left out of V (a zero column), so D's null space joins the part of X
    outside V's span, as it should. */
-static ag_status factor(const char *fn, bpdn *p, const double *d, double **v) {
+static ag_status factor(const char *fn, bpdn *p, const double *d, double **v, bool *dropped) {
   size_t n = p->n, m = p->m, r = p->r;
   bool wide = n < m;
   double *g = malloc(r * r * sizeof *g);
@@ -146,8 +155,10 @@ static ag_status factor(const char *fn, bpdn *p, const double *d, double **v) {
     if (wide) /* V = D^T W, then its columns scaled by l^-1/2 */
       cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)m, (int)r, (int)n, 1.0, d, (int)m, g, (int)r, 0.0, *v,
                   (int)r);
+    *dropped = false;
     for (size_t j = 0; j < r; j++) {
       bool keep = p->l[j] > floor;
+      *dropped = *dropped || !keep;
       p->l[j] = keep ? p->l[j] : 0.0;
       for (size_t i = 0; i < m; i++)
         (*v)[i * r + j] = !keep ? 0.0 : wide ? (*v)[i * r + j] / sqrt(p->l[j]) : g[j * r + i];
@@ -226,7 +237,8 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
   if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(bpdn), &s)) != AG_OK)
     return st;
   bpdn *p = s->impl;
-  double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL;
+  double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL, *dvh = NULL;
+  bool dropped = true;
   p->n = D->shape[0], p->m = D->shape[1], p->k = S->ndim == 2 ? S->shape[1] : 1;
   p->r = p->n < p->m ? p->n : p->m;
   ag_dtype t = D->dtype;
@@ -262,8 +274,16 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
     st = ag__prefix(st, fn);
     goto fail;
   }
-  if ((st = factor(fn, p, dh, &qh)) != AG_OK)
+  if ((st = factor(fn, p, dh, &qh, &dropped)) != AG_OK)
     goto fail;
+  if (n < m && !dropped) { /* D V, N x r */
+    if ((dvh = malloc(n * p->r * sizeof *dvh)) == NULL) {
+      st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+      goto fail;
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->r, (int)m, 1.0, dh, (int)m, qh, (int)p->r,
+                0.0, dvh, (int)p->r);
+  }
   if ((eth = malloc(k * p->r * sizeof *eth)) == NULL) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     goto fail;
@@ -278,17 +298,19 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
       (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, eth, &p->et)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tt)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->zt)) != AG_OK ||
+      (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->vx)) != AG_OK ||
+      (dvh != NULL && (st = upload(s->dev, t, 2, (size_t[]){n, p->r}, dvh, &p->dv)) != AG_OK) ||
       (st = ag__solver_array(s, 2, (size_t[]){m, k}, &p->c)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){n, k}, &p->resid)) != AG_OK ||
       (st = ag_array_create(s->dev, t, 2, (size_t[]){m, k}, &p->absx)) != AG_OK || (st = set_weights(s)) != AG_OK) {
     st = ag__prefix(st, fn);
     goto fail;
   }
-  free(dh), free(sh), free(dtsh), free(qh), free(eth);
+  free(dh), free(sh), free(dtsh), free(qh), free(eth), free(dvh);
   *solver = s;
   return AG_OK;
 fail:
-  free(dh), free(sh), free(dtsh), free(qh), free(eth);
+  free(dh), free(sh), free(dtsh), free(qh), free(eth), free(dvh);
   ag_solver_destroy(s);
   return st;
 }
