@@ -23,7 +23,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 7
+#define AG__BACKEND_ABI 8
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -58,7 +58,7 @@ typedef struct ag__builtin_src {
   size_t host_kernel_count;
 } ag__builtin_src;
 
-/* ---- BLAS and FFT: the optional provider tables ----------------------------------------- */
+/* ---- BLAS, FFT and LAPACK: the optional provider tables -------------------------------- */
 
 /* Bytes of one element of a BLAS dtype (f32, f64, c64, c128); 0 for the others. */
 static inline size_t ag__blas_dtype_size(ag_dtype t) {
@@ -116,6 +116,26 @@ typedef struct ag__blas_ops {
   ag_status (*nrm2)(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *x, size_t x_off, ag__bmem *out,
                     size_t out_off);
 } ag__blas_ops;
+
+/* ---- LAPACK: the optional dense eigensolver ---------------------------------------------- */
+
+/* A backend's dense linear algebra beyond BLAS for one device: today the one routine the core
+   needs on the device (ag_prox_nuclear's Gram matrix, src/solvers/prox.c). Backends without
+   it give no table, and the core then computes on the host with LAPACK.
+
+   syevd: the eigen-decomposition of the symmetric n x n matrix of dtype t (f32 or f64) at
+   element a_off of a, stored whole (both triangles; the provider may read either): the n
+   eigenvalues, ascending, into w at element w_off, and the eigenvectors over the matrix,
+   vector j in row j of the row-major matrix (column j of the column-major one, as LAPACK
+   leaves them). The core has checked the dtype, 0 < n < 2^31 and the ranges. It may block
+   until the work enqueued on q so far and the decomposition have finished (cuSOLVER's status
+   is read back from the device): callers treat it as synchronising q. AG_ERR_DEVICE naming
+   the provider's routine and status, or its info when the iteration did not converge;
+   AG_ERR_OUT_OF_MEMORY for the workspace. Any thread; one queue per thread, as everywhere. */
+typedef struct ag__lapack_ops {
+  const char *name; /* "cuSOLVER" */
+  ag_status (*syevd)(ag__bqueue *q, ag_dtype t, size_t n, ag__bmem *a, size_t a_off, ag__bmem *w, size_t w_off);
+} ag__lapack_ops;
 
 typedef enum ag__fft_kind { AG__FFT_C2C, AG__FFT_R2C, AG__FFT_C2R } ag__fft_kind;
 
@@ -317,7 +337,7 @@ typedef struct ag__backend {
      than once for each dtype a program uses (OpenCL, whose compilers are slow). */
   bool builtin_all_dtypes;
 
-  /* ---- BLAS and FFT --------------------------------------------------------------------- */
+  /* ---- BLAS, FFT and LAPACK ------------------------------------------------------------ */
 
   /* The BLAS for @p dev, or NULL when it has none. Called once per device, under the
      registry's device lock. Optional (NULL: no BLAS on this backend). */
@@ -330,6 +350,10 @@ typedef struct ag__backend {
      devices ("ANYGPU_OPENCL_FFT"), read by the core at every transform; NULL: the default
      always. */
   const char *fft_env;
+  /* The dense eigensolver for @p dev (ag__lapack_ops), or NULL when it has none. Called once
+     per device, under the registry's device lock. Optional (NULL: the core runs LAPACK on the
+     host, as it does for the host and OpenCL backends). */
+  const ag__lapack_ops *(*lapack)(ag__bdevice *dev);
 } ag__backend;
 
 /* A module (anygpu-opencl.so, anygpu-cuda.so) exports this one symbol. */

@@ -47,4 +47,13 @@ ag_status ag__check_fp64(const char *fn, ag_device *dev, ag_dtype t);
 ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, ag_dtype t,
                         void *out);
 
+/* Whether @p dev's backend has a dense eigensolver (backend.h, ag__lapack_ops), so that
+   ag__syevd runs on the device rather than failing. */
+bool ag__has_syevd(ag_device *dev);
+/* The eigenvalues, ascending, of the symmetric n x n matrix @p a (f32 or f64, 2-D, stored
+   whole) into @p w (shape {n}, a's dtype and device), and its eigenvectors over a, vector j in
+   row j. Synchronises @p q (NULL: the default queue): it returns once the decomposition has
+   finished. AG_ERR_UNSUPPORTED when the device has no eigensolver; errors name @p fn. */
+ag_status ag__syevd(const char *fn, ag_queue *q, ag_array *a, ag_array *w);
+
 #endif

@@ -1,5 +1,6 @@
 /* src/blas.c - linear algebra on arrays: shape and dtype checks, then the device's BLAS
-   provider (backends' ag__blas_ops: OpenBLAS, CLBlast, cuBLAS). */
+   provider (backends' ag__blas_ops: OpenBLAS, CLBlast, cuBLAS), and the internal entry to the
+   optional eigensolver (ag__lapack_ops: cuSOLVER). */
 #include <stdio.h>
 #include <string.h>
 
@@ -274,4 +275,45 @@ ag_status ag_blas_nrm2(ag_queue *q, const ag_array *x, ag_array *out) {
   if (x->size == 0)
     return ag__prefix(ag_fill(q, out, 0), fn);
   return blas_run(fn, q, &(blas_call){.routine = NRM2, .arrays = {x, out}});
+}
+
+/* ---- the eigensolver (internal) ----------------------------------------------------------- */
+
+/* The device's eigensolver, looked up once; NULL when its backend has none. */
+static const ag__lapack_ops *device_lapack(ag_device *dev) {
+  pthread_mutex_lock(&dev->lock);
+  if (!dev->lapack_tried) {
+    dev->lapack_tried = true;
+    dev->lapack = dev->be->lapack ? dev->be->lapack(dev->bdev) : NULL;
+  }
+  const ag__lapack_ops *ops = dev->lapack;
+  pthread_mutex_unlock(&dev->lock);
+  return ops;
+}
+
+bool ag__has_syevd(ag_device *dev) { return dev != NULL && device_lapack(dev) != NULL; }
+
+ag_status ag__syevd(const char *fn, ag_queue *q, ag_array *a, ag_array *w) {
+  const ag__lapack_ops *ops = device_lapack(a->dev);
+  if (ops == NULL)
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s has no eigensolver", fn, a->dev->info.spec);
+  if ((a->dtype != AG_F32 && a->dtype != AG_F64) || w->dtype != a->dtype || w->dev != a->dev || a->ndim != 2 ||
+      a->shape[0] != a->shape[1] || w->ndim != 1 || w->shape[0] != a->shape[0])
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: the eigensolver takes a square f32 or f64 matrix and a vector of "
+                     "its side", fn);
+  size_t n = a->shape[0];
+  if (n == 0)
+    return AG_OK;
+  if (n >= ((size_t)1 << 31))
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: the eigensolver takes sides below 2^31 (not %zu)", fn, n);
+  ag_queue *rq;
+  ag_status st = ag__queue_resolve(fn, q, a->dev, &rq);
+  if (st != AG_OK)
+    return st;
+  st = ops->syevd(rq->bq, a->dtype, n, mem_of(a), a->offset, mem_of(w), w->offset);
+  if (st == AG_OK) {
+    ag__buffer_touch(a->store->buf, rq);
+    ag__buffer_touch(w->store->buf, rq);
+  }
+  return ag__prefix(st, fn);
 }

@@ -26,6 +26,10 @@ struct ag_device {
   bool blas_tried;
   const ag__blas_ops *blas;
   char *blas_reason;
+  /* Dense eigensolver (ag__lapack_ops), looked up once under lock (src/blas.c); NULL when the
+     backend has none. */
+  bool lapack_tried;
+  const ag__lapack_ops *lapack;
   /* FFT providers and plans (src/fft.c), under their own lock: planning can take seconds. */
   pthread_mutex_t fft_lock;
   ag__fft_cache *fft;

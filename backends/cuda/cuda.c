@@ -295,6 +295,7 @@ static ag_status cu_device_open(int index, ag__bdevice **out, ag_device_info *in
   atomic_init(&dev->ctx, NULL);
   pthread_mutex_init(&dev->ctx_lock, NULL);
   pthread_mutex_init(&dev->blas_lock, NULL);
+  pthread_mutex_init(&dev->solver_lock, NULL);
   dev->cc = v[MAJOR] * 10 + v[MINOR];
   for (int d = 0; d < 3; d++) {
     dev->max_block[d] = v[BX + d];
@@ -800,6 +801,7 @@ static const ag__backend cuda_backend = {
     .builtin_all_dtypes = true,
     .blas = ag__cuda_blas,
     .fft = ag__cuda_fft,
+    .lapack = ag__cuda_lapack,
 };
 
 AG__MODULE_EXPORT const ag__backend *ag__backend_entry(void);

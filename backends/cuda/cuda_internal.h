@@ -1,7 +1,7 @@
 /* backends/cuda/cuda_internal.h — what the files of the CUDA backend share: the device, queue
    and program handles, the core's services, the context and error helpers of cuda.c, and the
-   program entries (program.c) and BLAS and FFT providers (blas.c, fft.c) that cuda.c puts in
-   its table. The module is built with hidden visibility, so none of these leave it. */
+   program entries (program.c) and BLAS, FFT and eigensolver providers (blas.c, fft.c,
+   solver.c) that cuda.c puts in its table. The module is built with hidden visibility, so none of these leave it. */
 #ifndef ANYGPU_CUDA_INTERNAL_H
 #define ANYGPU_CUDA_INTERNAL_H
 
@@ -12,7 +12,8 @@
 
 #include "../backend.h"
 
-struct cublasContext; /* cublasHandle_t, from cublas_api.h */
+struct cublasContext;     /* cublasHandle_t, from cublas_api.h */
+struct cusolverDnContext; /* cusolverDnHandle_t, from cusolverDn.h */
 
 struct ag__bdevice {
   CUdevice id;
@@ -26,6 +27,10 @@ struct ag__bdevice {
      making and every use, since its stream and pointer mode are state of the handle. */
   pthread_mutex_t blas_lock;
   struct cublasContext *blas;
+  /* solver.c: the device's one cuSOLVER handle, made on first use; solver_lock guards its
+     making and every enqueue on it (its stream is state of the handle, as cuBLAS's). */
+  pthread_mutex_t solver_lock;
+  struct cusolverDnContext *solver;
 };
 
 struct ag__bqueue {
@@ -74,8 +79,10 @@ ag_status ag__cuda_program_binary(ag__bprogram *p, void **binary, size_t *size);
 ag_status ag__cuda_program_load(ag__bdevice *dev, const void *binary, size_t size, ag__bprogram **out);
 void ag__cuda_program_release(ag__bprogram *p);
 
-/* The providers: cuBLAS (blas.c) and cuFFT (fft.c), the backend table's .blas and .fft. */
+/* The providers: cuBLAS (blas.c), cuFFT (fft.c) and cuSOLVER (solver.c), the backend table's
+   .blas, .fft and .lapack. */
 const ag__blas_ops *ag__cuda_blas(ag__bdevice *dev);
 const ag__fft_ops *ag__cuda_fft(ag__bdevice *dev, const char *provider);
+const ag__lapack_ops *ag__cuda_lapack(ag__bdevice *dev);
 
 #endif

@@ -74,14 +74,19 @@ AG_API ag_status ag_prox_sl1l2(ag_queue *q, const ag_array *v, double alpha, dou
     of a matrix v of shape {m, n}: with the thin SVD v = U diag(s) V^T,
     out = U diag(max(s - alpha, 0)) V^T.
 
-    The SVD runs on the host with LAPACK in v's precision: for f64 and alpha > 0 only the
-    singular values above alpha, from the eigenpairs above alpha^2 of the smaller Gram matrix
-    (dsyevr; the squaring costs accuracy in the small singular values only, which are
-    thresholded away), else the divide-and-conquer ?gesdd. The
-    call reads v to the host (waiting for the work enqueued on it), computes, and writes out
-    (and sv) back with blocking writes on @p q, so it returns when the results are on the
-    device. Host memory of about 2 m n + (m + n) min(m, n) elements, plus LAPACK's workspace,
-    is used for the call.
+    For f64 and alpha > 0 only the singular values above alpha are computed, from the
+    eigenpairs above alpha^2 of the smaller Gram matrix (the squaring costs accuracy in the
+    small singular values only, which are thresholded away). On a CUDA device this runs on
+    the device: the Gram matrix and the products by cuBLAS, the eigenpairs by cuSOLVER's
+    syevd (which waits for @p q), only the min(m, n) eigenvalues read back; out is left
+    enqueued on @p q and sv written with a blocking write. Elsewhere (host, OpenCL), for f32,
+    for alpha = 0, and when the device route fails before out is written, the SVD runs on the
+    host with LAPACK in v's precision (dsyevr on the Gram matrix for f64 and alpha > 0, else
+    the divide-and-conquer ?gesdd): the call reads v to the host (waiting for the work
+    enqueued on it), computes, and writes out (and sv) back with blocking writes on @p q, so
+    it returns when the results are on the device. Host memory of about
+    2 m n + (m + n) min(m, n) elements, plus LAPACK's workspace, is used for that route
+    (docs/prox.md, "The nuclear norm").
     @param v      f32 or f64, 2-D, every value finite
     @param alpha  0 or more
     @param out    v's shape and dtype; may be v

@@ -1,6 +1,7 @@
 /* src/solvers/prox.c - proximal operators, finite differences and image metrics
    (include/anygpu/prox.h, docs/prox.md): argument checks, then launches of the "prox" family's
-   kernels (kernels_shared/prox.h); the nuclear norm's SVD on the host with LAPACK. */
+   kernels (kernels_shared/prox.h); the nuclear norm's SVD on the host with LAPACK, or, for
+   f64 on a device with an eigensolver (CUDA: cuSOLVER), its Gram matrix on the device. */
 #include <cblas.h>
 #include <math.h>
 #include <stdio.h>
@@ -309,6 +310,78 @@ done:
   return st;
 }
 
+/* svt_gram on the device, for f64 with alpha > 0 on a device whose backend has an eigensolver
+   (ag__has_syevd: CUDA's cuSOLVER): G = v^T v (or v v^T, the smaller side) by ag_gemm, all
+   its eigenpairs by ag__syevd (which synchronises @p q), the g = min(m, n) eigenvalues read
+   back to choose those above alpha^2, which come last, as they ascend, and the weights
+   (s_j - alpha) / s_j uploaded; then with Wr^T, the rows of the eigenvector matrix above the
+   threshold (a view, r x g):
+       tall (n <= m): T = v Wr (m x r), T *= d by column, out = T Wr^T;
+       wide (m < n):  T = v^T Wr (n x r), T *= d by column, out = Wr T^T,
+   so only columns are ever scaled (ag_mul broadcasts d, shape {r}, over T's rows). Only
+   g + r values and sv cross to and from the host. *done says whether out was reached: a
+   failure before (no memory, the eigensolver failing, eigenvalues that are not finite,
+   which a v holding NaN or Inf gives) leaves *done false and the caller runs the host path,
+   which reports such a v as it always has; a failure after is returned. The arguments are
+   checked. */
+static ag_status svt_device(const char *fn, ag_queue *q, const ag_array *v, double alpha, ag_array *out, ag_array *sv,
+                            bool *done) {
+  *done = false;
+  ag_device *dev = v->dev;
+  size_t m = v->shape[0], n = v->shape[1];
+  bool tall = n <= m;
+  size_t g = tall ? n : m, gs[2] = {g, g}, r = 0;
+  ag_array *gm = NULL, *w = NULL, *wr = NULL, *d = NULL, *t = NULL;
+  double *lam = malloc(2 * g * sizeof *lam), *s = lam != NULL ? lam + g : NULL;
+  ag_status st = lam == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu eigenvalues", fn, g)
+                             : ag_array_create(dev, AG_F64, 2, gs, &gm);
+  if (st == AG_OK)
+    st = ag_gemm(q, tall ? AG_TRANS : AG_NO_TRANS, tall ? AG_NO_TRANS : AG_TRANS, 1.0, v, v, 0.0, gm);
+  if (st == AG_OK && (st = ag_array_create(dev, AG_F64, 1, &g, &w)) == AG_OK &&
+      (st = ag__syevd(fn, q, gm, w)) == AG_OK)
+    st = ag_array_to_host(w, lam, g * sizeof *lam);
+  if (st == AG_OK && !all_finite(AG_F64, lam, g))
+    st = ag__error(AG_ERR_DEVICE, "%s: the Gram matrix's eigenvalues are not all finite", fn);
+  if (st != AG_OK) {
+    ag__log(AG__LOG_INFO, "%s: %s: the eigensolver's path failed (%s); LAPACK on the host instead", fn,
+            dev->info.spec, ag_last_error());
+    goto done;
+  }
+  /* Ascending: those above the threshold are the last r; sv largest first, zeros after. */
+  while (r < g && sqrt(lam[g - 1 - r]) > alpha)
+    r++;
+  for (size_t j = 0; j < g; j++)
+    s[j] = j < r ? sqrt(lam[g - 1 - j]) - alpha : 0;
+  for (size_t j = 0; j < r; j++) { /* the weights, in the eigenvectors' (ascending) order */
+    double sj = sqrt(lam[g - r + j]);
+    lam[j] = (sj - alpha) / sj;
+  }
+  *done = true;
+  if (r == 0) {
+    st = ag_fill(q, out, 0);
+  } else {
+    size_t ts[2] = {tall ? m : n, r};
+    if ((st = ag_array_slice(gm, g - r, r, &wr)) == AG_OK && (st = ag_array_create(dev, AG_F64, 1, &r, &d)) == AG_OK &&
+        (st = ag_buffer_write(q, d->store->buf, d->offset * sizeof *lam, lam, r * sizeof *lam)) == AG_OK &&
+        (st = ag_array_create(dev, AG_F64, 2, ts, &t)) == AG_OK &&
+        (st = ag_gemm(q, tall ? AG_NO_TRANS : AG_TRANS, AG_TRANS, 1.0, v, wr, 0.0, t)) == AG_OK &&
+        (st = ag_mul(q, t, d, t)) == AG_OK)
+      st = tall ? ag_gemm(q, AG_NO_TRANS, AG_NO_TRANS, 1.0, t, wr, 0.0, out)
+                : ag_gemm(q, AG_TRANS, AG_TRANS, 1.0, wr, t, 0.0, out);
+  }
+  if (st == AG_OK && sv != NULL)
+    st = ag_buffer_write(q, sv->store->buf, sv->offset * sizeof *s, s, g * sizeof *s);
+done:
+  /* their memory waits for the queue */
+  ag_array_free(t);
+  ag_array_free(d);
+  ag_array_free(wr);
+  ag_array_free(w);
+  ag_array_free(gm);
+  free(lam);
+  return *done ? ag__prefix(st, fn) : st; /* the operations after *done are public ones */
+}
+
 ag_status ag_prox_nuclear(ag_queue *q, const ag_array *v, double alpha, ag_array *out, ag_array *sv) {
   static const char fn[] = "ag_prox_nuclear";
   ag_status st = ag__check_array(fn, "v", v);
@@ -337,6 +410,12 @@ ag_status ag_prox_nuclear(ag_queue *q, const ag_array *v, double alpha, ag_array
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, v->dev, &rq)) != AG_OK || k == 0)
     return st;
+  if (v->dtype == AG_F64 && alpha > 0 && ag__has_syevd(v->dev)) {
+    bool done;
+    st = svt_device(fn, rq, v, alpha, out, sv, &done);
+    if (done)
+      return st;
+  }
 
   /* The row-major m x n matrix is the column-major n x m matrix v^T: its SVD U S V^T gives
      v's thresholded reconstruction transposed, U S' V^T, which is out in row-major order. */
