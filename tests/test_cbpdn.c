@@ -460,7 +460,7 @@ END_TEST
 START_TEST(bad_dbi_input_is_refused_naming_the_argument) {
   ag_device *dev = test_device(_i);
   static const char sm[] = "ag_solvedbi_sm", ism[] = "ag_solvemdbi_ism";
-  double v[2 * 3 * 4 * 5 * 6] = {0}, one[2 * 4 * 5 * 6];
+  double v[2 * 3 * 4 * 5 * 6] = {0}, one[2 * 4 * 5 * 7]; /* complex: re, im; x and xs */
   for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
     one[i] = 1.0;
   ag_array *ah = sv_upload(dev, AG_C64, 2, (size_t[]){5, 6}, v);        /* sm's [M][F] */
