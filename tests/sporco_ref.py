@@ -1158,6 +1158,21 @@ def _backtrack_f_q(so, gY):
     return so.obfn_f(so.Xf), Q
 
 
+def _grow_l(so, gamma_u, maxiter, attempt):
+    """The backtracking search both variants share: attempt() (F and Q at the
+    current L), and L grown by gamma_u after each failed try, until F <= Q or
+    maxiter tries; returns F, Q and the tries."""
+    n = 0
+    while True:
+        f, Q = attempt()
+        n += 1
+        if f <= Q:
+            return f, Q, n
+        so.L *= gamma_u
+        if n >= maxiter:
+            return f, Q, n
+
+
 class BacktrackStandard(object):
     """Beck-Teboulle backtracking: grow L by gamma_u until
     F(x) <= f(y) + <grad f(y), x - y> + L/2 ||x - y||^2 (all in the raw half
@@ -1169,17 +1184,12 @@ class BacktrackStandard(object):
 
     def update(self, so):
         gY = so.grad_f()
-        n = 0
-        search = True
-        while search and n < self.maxiter:
+
+        def attempt():
             so.xstep(gY)
-            f, Q = _backtrack_f_q(so, gY)
-            if f <= Q:
-                search = False
-            else:
-                so.L *= self.gamma_u
-            n += 1
-        so.F, so.Q, so.iterBTrack = f, Q, n
+            return _backtrack_f_q(so, gY)
+
+        so.F, so.Q, so.iterBTrack = _grow_l(so, self.gamma_u, self.maxiter, attempt)
         so.ystep()
 
 
@@ -1199,22 +1209,18 @@ class BacktrackRobust(object):
         if self.Zrb is None:
             self.Zrb = so.Xf.copy()
         so.L *= self.gamma_d
-        n = 0
-        search = True
-        while search and n < self.maxiter:
+        step = {}
+
+        def attempt():
             t = float(1. + np.sqrt(1. + 4. * so.L * self.Tk)) / (2. * so.L)
-            T = self.Tk + t
-            so.Yf = (self.Tk * so.Xfprv + t * self.Zrb) / T
+            step['t'], step['T'] = t, self.Tk + t
+            so.Yf = (self.Tk * so.Xfprv + t * self.Zrb) / step['T']
             gY = so.xstep()
-            f, Q = _backtrack_f_q(so, gY)
-            if f <= Q:
-                search = False
-            else:
-                so.L *= self.gamma_u
-            n += 1
-        self.Tk = T
-        self.Zrb += t * so.L * (so.Xf - so.Yf)
-        so.F, so.Q, so.iterBTrack = f, Q, n
+            return _backtrack_f_q(so, gY)
+
+        so.F, so.Q, so.iterBTrack = _grow_l(so, self.gamma_u, self.maxiter, attempt)
+        self.Tk = step['T']
+        self.Zrb += step['t'] * so.L * (so.Xf - so.Yf)
 
 
 class MomentumNesterov(object):
