@@ -40,5 +40,6 @@
 #include "anygpu/template.h"
 #include "anygpu/prox.h"
 #include "anygpu/solvers.h"
+#include "anygpu/learn.h"
 
 #endif
