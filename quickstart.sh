@@ -22,8 +22,9 @@ esac
 # references the diffraction layer is compared with (scikit-image's TV denoiser also with
 # TVL2); scikit-learn, whose Lasso the BPDN solver is compared with; HDF5, which
 # anygpu-integrate reads (and h5py, with which its test writes an HDF5 file); pyopencl, for
-# pyFAI's OpenCL integrator, the peer of anygpu-bench's azint rows on OpenCL devices.
-packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl libhdf5-dev
+# pyFAI's OpenCL integrator, the peer of anygpu-bench's azint rows on OpenCL devices; PyTorch
+# (CPU), the reference for the learning layer's gradients and optimisers and its rows' peer.
+packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl python3-torch libhdf5-dev
 libopenblas-dev libfftw3-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
 mesa-opencl-icd clinfo check libsubunit-dev oclgrind"
