@@ -51,6 +51,7 @@ typedef struct totals {
   bool any_azint;    /* an azimuthal integration table was printed */
   bool any_template; /* a template matching table was printed */
   bool any_solvers;  /* a solvers table was printed */
+  bool any_learn;    /* a learning table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -117,9 +118,18 @@ int solvers_child(const char *spec, const char *dtype_name);
 int solvers_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot);
 void solvers_footer(const totals *tot);
 
+/* ---- the learning rows (learn.c) ------------------------------------------------------ */
+
+unsigned learn_mask(const char *only);
+int learn_child(const char *spec, const char *dtype_name);
+int learn_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot);
+void learn_footer(const totals *tot);
+
 /* ---- the Python peer (peer.c) ----------------------------------------------------------- */
 
 int peer_start(bool gpu, const char *peer, const char *const args[3], coproc *c, char *name, size_t name_size);
+/* The same with PyTorch on the CPU as the module (the learning rows). */
+int peer_start_torch(const char *peer, const char *const args[3], coproc *c, char *name, size_t name_size);
 int peer_file_save(const char *name, const char *path);
 int peer_folder_make(char *dir);
 void peer_folder_remove(char *dir, const char *const *files, size_t count);

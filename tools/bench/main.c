@@ -21,7 +21,8 @@ static void usage(FILE *f) {
           "                 rows fft2d-512, fft2d-1024, fft2d-2048, fft1d-batched-256,\n"
           "                 fft1d-batched-4096) or one of them; azint (the rows azint1d, azint2d,\n"
           "                 azint2d-batch32) or one of them; template-match; solvers (the rows\n"
-          "                 bpdn, tvl1, tvl2, rpca, cbpdn) or one of them; or first-launch\n"
+          "                 bpdn, tvl1, tvl2, rpca, cbpdn) or one of them; learn (the row adam)\n"
+          "                 or it; or first-launch\n"
           "  --csv          comma-separated rows instead of a table\n"
           "Exit status: 0 on success, 1 when a measurement fails or a result is wrong, 2 on a\n"
           "bad option or kernel name.\n");
@@ -38,7 +39,9 @@ static void print_footer(const totals *tot) {
   azint_footer(tot);
   template_footer(tot);
   solvers_footer(tot);
-  if (tot->peer[0] || tot->peer[1] || tot->any_linalg || tot->any_azint || tot->any_template || tot->any_solvers)
+  learn_footer(tot);
+  if (tot->peer[0] || tot->peer[1] || tot->any_linalg || tot->any_azint || tot->any_template || tot->any_solvers ||
+      tot->any_learn)
     printf("ratio: anygpu's figure / the peer's; above 1 anygpu is faster.\n");
   stream_footer_rounds(tot);
 }
@@ -152,6 +155,8 @@ int main(int argc, char **argv) {
     return template_child(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--solvers-child") == 0)
     return solvers_child(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "--learn-child") == 0)
+    return learn_child(argv[2], argv[3]);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       spec = argv[++i];
@@ -172,14 +177,15 @@ int main(int argc, char **argv) {
     }
   }
   bool launch_rows = only == NULL || strcmp(only, "first-launch") == 0;
-  unsigned mask = stream_mask(only), rows = linalg_mask(only), az = azint_mask(only), sv = solvers_mask(only);
+  unsigned mask = stream_mask(only), rows = linalg_mask(only), az = azint_mask(only), sv = solvers_mask(only),
+           ln = learn_mask(only);
   bool tm = template_selected(only);
-  if (only != NULL && mask == 0 && rows == 0 && az == 0 && !tm && sv == 0 && !launch_rows) {
+  if (only != NULL && mask == 0 && rows == 0 && az == 0 && !tm && sv == 0 && ln == 0 && !launch_rows) {
     fprintf(stderr,
             "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt; gemm or gemm-N for N = "
             "512, 1024, 2048, 4096; fft, fft2d-N for N = 512, 1024, 2048 or fft1d-batched-N for N = 256, 4096; "
             "azint, azint1d, azint2d or azint2d-batch32; template-match; solvers, bpdn, tvl1, tvl2, rpca or "
-            "cbpdn; or first-launch)\n",
+            "cbpdn; learn or adam; or first-launch)\n",
             only);
     return 2;
   }
@@ -214,9 +220,11 @@ int main(int argc, char **argv) {
       rc |= template_device(self, &devs[i], csv, &tot);
     if (sv != 0)
       rc |= solvers_device(self, &devs[i], f32, sv, csv, &tot);
+    if (ln != 0)
+      rc |= learn_device(self, &devs[i], f32, ln, csv, &tot);
     /* The host compiles nothing, so its first launch is measured only when asked for by name. */
     if (launch_rows && (spec != NULL || strcmp(devs[i].spec, "host") != 0)) {
-      if (!csv && (mask != 0 || rows != 0 || az != 0 || tm || sv != 0))
+      if (!csv && (mask != 0 || rows != 0 || az != 0 || tm || sv != 0 || ln != 0))
         printf("\n");
       rc |= first_launch(self, spec != NULL ? spec : devs[i].spec, csv);
     }

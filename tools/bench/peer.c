@@ -44,7 +44,12 @@
    sporco the tests use, compiled in beside the peers) for it to import. "setup ROW" writes the
    row's problem (sporco_ref.bench_problem) into FOLDER as S.npy (and D.npy), "problem SOLVER
    LMBDA AXES" (or "skip REASON"); "round" makes a solver and times its 100 iterations, "time MS
-   obj OBJ iterations N"; "free" drops them, "ok". */
+   obj OBJ iterations N"; "free" drops them, "ok".
+
+   peer_learn.py: the learning rows' peer, PyTorch on the CPU whatever the device (the prelude
+   run with "torch" imports torch as xp). argv: torch float32|float64. "setup ROW" builds the
+   row's data and runs a first call, "ready MS" (or "skip REASON"); "round" times one call,
+   "time MS"; anything else drops the data, "ok". */
 extern const ag__embedded peer_scripts[];
 
 /* The compiled-in file @p name (its file name without extension); NULL when this build has
@@ -119,16 +124,18 @@ static void add_reason(char *why, size_t size, const char *python, const char *w
   snprintf(why + used, size - used, "%s%s: %s", used ? "; " : "", python, what);
 }
 
-/* Starts @p script (with "cpu" or "gpu" and @p args, at most three, after it) on the CPU
-   (numpy) or the GPU (CuPy), with Debian's /usr/bin/python3 (which has python3-numpy) and else
-   the python3 on PATH, and waits for its "ready". Returns 0 with *c running; else -1: with
-   @p name set when the module imported but the peer failed (its rows show "-"), or empty when
-   no interpreter has the module, having said why once per module on stderr (numpy's rows then
-   show "-", CuPy's stay empty, so @p name is still set for numpy). */
-static int peer_run(bool gpu, const char *script, const char *const args[3], coproc *c, char *name,
-                    size_t name_size) {
-  static bool told[2];
-  const char *module = gpu ? "cupy" : "numpy";
+/* Starts @p script (with @p mode, "cpu", "gpu" or "torch", and @p args, at most three, after
+   it) on the CPU (numpy), the GPU (CuPy) or PyTorch on the CPU (@p module names which), with
+   Debian's /usr/bin/python3 (which has python3-numpy and python3-torch) and else the python3 on
+   PATH, and waits for its "ready". Returns 0 with *c running; else -1: with @p name set when
+   the module imported but the peer failed (its rows show "-"), or empty when no interpreter
+   has the module, having said why once per module on stderr (the CPU peers' rows then show
+   "-", CuPy's stay empty, so @p name is still set for numpy and torch). */
+static int peer_run(const char *mode, const char *module, const char *script, const char *const args[3], coproc *c,
+                    char *name, size_t name_size) {
+  static bool told[3];
+  bool gpu = strcmp(mode, "gpu") == 0;
+  int which = gpu ? 1 : strcmp(mode, "torch") == 0 ? 2 : 0;
   static const struct {
     const char *python;
     bool search;
@@ -136,7 +143,7 @@ static int peer_run(bool gpu, const char *script, const char *const args[3], cop
   char why[1024] = "", line[256];
   name[0] = '\0';
   for (size_t i = 0; i < sizeof pythons / sizeof pythons[0]; i++) {
-    char *argv[] = {(char *)pythons[i].python, (char *)"-c", (char *)script, (char *)(gpu ? "gpu" : "cpu"),
+    char *argv[] = {(char *)pythons[i].python, (char *)"-c", (char *)script, (char *)mode,
                     (char *)args[0], (char *)args[1], (char *)args[2], NULL};
     if (coproc_start(c, argv, pythons[i].search) != 0) {
       add_reason(why, sizeof why, pythons[i].python, strerror(errno));
@@ -163,8 +170,8 @@ static int peer_run(bool gpu, const char *script, const char *const args[3], cop
   }
   if (!gpu)
     snprintf(name, name_size, "%s", module);
-  if (!told[gpu]) {
-    told[gpu] = true;
+  if (!told[which]) {
+    told[which] = true;
     fprintf(stderr, "anygpu-bench: no %s peer, so its columns show %s (%s)\n", module, gpu ? "nothing" : "\"-\"",
             why);
   }
@@ -174,7 +181,14 @@ static int peer_run(bool gpu, const char *script, const char *const args[3], cop
 /* Starts peer @p peer ("peer_stream" or "peer_linalg") as peer_run says. */
 int peer_start(bool gpu, const char *peer, const char *const args[3], coproc *c, char *name, size_t name_size) {
   char *script = peer_script(peer);
-  int rc = peer_run(gpu, script, args, c, name, name_size);
+  int rc = peer_run(gpu ? "gpu" : "cpu", gpu ? "cupy" : "numpy", script, args, c, name, name_size);
   free(script); /* the child has its copy since exec */
+  return rc;
+}
+
+int peer_start_torch(const char *peer, const char *const args[3], coproc *c, char *name, size_t name_size) {
+  char *script = peer_script(peer);
+  int rc = peer_run("torch", "torch", script, args, c, name, name_size);
+  free(script);
   return rc;
 }

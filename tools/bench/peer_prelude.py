@@ -3,6 +3,8 @@ mode = sys.argv[1]
 try:
     if mode == 'gpu':
         import cupy as xp
+    elif mode == 'torch':
+        import torch as xp
     else:
         import numpy as xp
 except Exception as e:
