@@ -1,7 +1,8 @@
-/* tools/bench/learn.c — the learning rows (--only learn): one torch-Adam step over 2^24
+/* tools/bench/learn.c — the learning rows (--only learn): adam, one torch-Adam step over 2^24
    parameters (ag_optimizer_step) in GB/s against the device's copy bandwidth measured in the
-   same child, next to torch.optim.Adam.step on the CPU (peer_learn.py). The child
-   (--learn-child) and the peer run alternating rounds, as the solver rows do. */
+   same child; mlp-epoch, an epoch of a 784-256-10 perceptron trained with Adam, in samples/s.
+   The peer is PyTorch on the CPU (peer_learn.py). The child (--learn-child) and the peer run
+   alternating rounds, as the solver rows do. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +19,25 @@
 #define ADAM_ARRAYS 7
 #define ADAM_LR 1e-3
 
+/* mlp-epoch: Flux's model-zoo MLP on MNIST's shapes: 784 -> 256 (relu) -> 10, logit
+   cross-entropy, Adam (torch's, lr 1e-3), batches of 128 over MLP_SAMPLES samples a round. */
+#define MLP_SAMPLES 8192
+#define MLP_IN 784
+#define MLP_HIDDEN 256
+#define MLP_OUT 10
+#define MLP_BATCH 128
+
 typedef struct ln_row {
   const char *name; /* the row, and peer_learn.py's setup ROW */
   const char *unit;
   size_t size;      /* the size column */
 } ln_row;
 
-enum { LN_ADAM, LN_COUNT };
+enum { LN_ADAM, LN_MLP, LN_COUNT };
 
 static const ln_row ln_rows[LN_COUNT] = {
     [LN_ADAM] = {"adam", "GB/s", ADAM_N},
+    [LN_MLP] = {"mlp-epoch", "samples/s", MLP_SAMPLES},
 };
 
 unsigned learn_mask(const char *only) {
@@ -48,15 +58,32 @@ typedef struct ln_state {
   /* adam */
   ag_array *x, *g, *a, *c; /* the parameters, the gradient; a and c the copy's */
   ag_optimizer *opt;
+  /* mlp-epoch: the data set on the host, the stream over it, the layers' parameters (w1, b1,
+     w2, b2), their gradients and optimisers, the activations and their gradients, the loss */
+  void *data_x, *data_y;
+  ag_batch_stream *stream;
+  ag_array *p[4], *dp[4];
+  ag_optimizer *popt[4];
+  ag_array *h, *logits, *dlogits, *dh, *loss;
 } ln_state;
 
 static void ln_release(ln_state *s) {
   ag_optimizer_destroy(s->opt);
-  ag_array *arrays[] = {s->x, s->g, s->a, s->c};
+  ag_array *arrays[] = {s->x, s->g, s->a, s->c, s->h, s->logits, s->dlogits, s->dh, s->loss};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     ag_array_free(arrays[i]);
-  s->opt = NULL, s->x = s->g = s->a = s->c = NULL;
-  s->row = -1;
+  for (int i = 0; i < 4; i++) {
+    ag_optimizer_destroy(s->popt[i]);
+    ag_array_free(s->p[i]);
+    ag_array_free(s->dp[i]);
+  }
+  ag_batch_stream_destroy(s->stream);
+  free(s->data_x);
+  free(s->data_y);
+  ag_queue *q = s->q;
+  ag_device *dev = s->dev;
+  ag_dtype t = s->dtype;
+  *s = (ln_state){.dev = dev, .q = q, .dtype = t, .row = -1};
 }
 
 /* Deterministic values in [lo, hi): x0 and g of the adam row. */
@@ -139,6 +166,114 @@ static ag_status adam_setup(ln_state *s) {
   return AG_OK;
 }
 
+/* ---- mlp-epoch ---- */
+
+/* The data set: inputs uniform in [0, 1) (pixels), each sample's class the largest of 10 fixed
+   random projections of it, one-hot, so the model has something to learn. */
+static int mlp_data(ln_state *s) {
+  size_t es = s->dtype == AG_F64 ? sizeof(double) : sizeof(float);
+  double *proj = malloc((size_t)MLP_OUT * MLP_IN * sizeof *proj);
+  s->data_x = malloc((size_t)MLP_SAMPLES * MLP_IN * es);
+  s->data_y = calloc((size_t)MLP_SAMPLES * MLP_OUT, es);
+  if (proj == NULL || s->data_x == NULL || s->data_y == NULL) {
+    free(proj);
+    return fprintf(stderr, "anygpu-bench: out of host memory\n"), 1;
+  }
+  for (size_t i = 0; i < (size_t)MLP_OUT * MLP_IN; i++)
+    proj[i] = ln_value(i, 7, -1, 1);
+  for (size_t k = 0; k < MLP_SAMPLES; k++) {
+    double best = -INFINITY;
+    size_t cls = 0;
+    for (size_t j = 0; j < MLP_IN; j++) {
+      double v = ln_value(k * MLP_IN + j, 8, 0, 1);
+      if (s->dtype == AG_F64)
+        ((double *)s->data_x)[k * MLP_IN + j] = v;
+      else
+        ((float *)s->data_x)[k * MLP_IN + j] = (float)v;
+    }
+    for (size_t c = 0; c < MLP_OUT; c++) {
+      double z = 0;
+      for (size_t j = 0; j < MLP_IN; j++)
+        z += proj[c * MLP_IN + j] * ln_value(k * MLP_IN + j, 8, 0, 1);
+      if (z > best)
+        best = z, cls = c;
+    }
+    if (s->dtype == AG_F64)
+      ((double *)s->data_y)[k * MLP_OUT + cls] = 1;
+    else
+      ((float *)s->data_y)[k * MLP_OUT + cls] = 1;
+  }
+  free(proj);
+  return 0;
+}
+
+static ag_status mlp_setup(ln_state *s) {
+  ag_dtype t = s->dtype;
+  const size_t shapes[4][2] = {{MLP_HIDDEN, MLP_IN}, {MLP_HIDDEN, 0}, {MLP_OUT, MLP_HIDDEN}, {MLP_OUT, 0}};
+  ag_status st = AG_OK;
+  for (int i = 0; i < 4 && st == AG_OK; i++) {
+    int nd = shapes[i][1] ? 2 : 1;
+    if ((st = ag_array_create(s->dev, t, nd, shapes[i], &s->p[i])) == AG_OK)
+      st = ag_array_create(s->dev, t, nd, shapes[i], &s->dp[i]);
+  }
+  ag_optim_options o;
+  if (st == AG_OK)
+    st = ag_optim_options_default(AG_OPTIM_ADAM_TORCH, &o);
+  for (int i = 0; i < 4 && st == AG_OK; i++)
+    st = ag_optimizer_create(&o, s->p[i], &s->popt[i]);
+  size_t one = 1;
+  if (st != AG_OK || (st = ag_glorot_uniform(s->q, s->p[0], 1)) != AG_OK ||
+      (st = ag_glorot_uniform(s->q, s->p[2], 2)) != AG_OK || (st = ag_fill(s->q, s->p[1], 0)) != AG_OK ||
+      (st = ag_fill(s->q, s->p[3], 0)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 2, (size_t[]){MLP_BATCH, MLP_HIDDEN}, &s->h)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 2, (size_t[]){MLP_BATCH, MLP_HIDDEN}, &s->dh)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 2, (size_t[]){MLP_BATCH, MLP_OUT}, &s->logits)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 2, (size_t[]){MLP_BATCH, MLP_OUT}, &s->dlogits)) != AG_OK ||
+      (st = ag_array_create(s->dev, t, 1, &one, &s->loss)) != AG_OK)
+    return st;
+  if (mlp_data(s) != 0)
+    return AG_ERR_OUT_OF_MEMORY;
+  return ag_batch_stream_create(s->dev, s->data_x, t, MLP_IN, s->data_y, t, MLP_OUT, MLP_SAMPLES, MLP_BATCH, 1,
+                                &s->stream);
+}
+
+/* One epoch: for each batch, forward, loss and its gradient, backward, an Adam step of each of
+   the four parameter arrays; all enqueued on the child's queue, which is finished at the end.
+   The last batch's loss into *loss. */
+static ag_status mlp_epoch(ln_state *s, double *loss) {
+  ag_status st;
+  for (;;) {
+    ag_array *x, *y;
+    size_t count;
+    if ((st = ag_batch_stream_next(s->stream, s->q, &x, &y, &count)) != AG_OK)
+      return st;
+    if (count == 0)
+      break;
+    if (count != MLP_BATCH) /* MLP_SAMPLES is a multiple of the batch */
+      return AG_ERR_MISMATCH;
+    if ((st = ag_dense_forward(s->q, x, s->p[0], s->p[1], AG_ACT_RELU, s->h)) != AG_OK ||
+        (st = ag_dense_forward(s->q, s->h, s->p[2], s->p[3], AG_ACT_IDENTITY, s->logits)) != AG_OK ||
+        (st = ag_loss_logitcrossentropy(s->q, s->logits, y, 1.0, s->loss, s->dlogits, 0)) != AG_OK ||
+        (st = ag_dense_backward(s->q, s->h, s->p[2], AG_ACT_IDENTITY, s->logits, s->dlogits, s->dh, s->dp[2],
+                                s->dp[3])) != AG_OK ||
+        (st = ag_dense_backward(s->q, x, s->p[0], AG_ACT_RELU, s->h, s->dh, NULL, s->dp[0], s->dp[1])) != AG_OK)
+      return st;
+    for (int i = 0; i < 4; i++)
+      if ((st = ag_optimizer_step(s->q, s->popt[i], s->p[i], s->dp[i])) != AG_OK)
+        return st;
+  }
+  if ((st = ag_queue_finish(s->q)) != AG_OK)
+    return st;
+  if (s->dtype == AG_F64)
+    return ag_array_to_host(s->loss, loss, sizeof *loss);
+  float f;
+  st = ag_array_to_host(s->loss, &f, sizeof f);
+  *loss = f;
+  return st;
+}
+
+/* ---- adam ---- */
+
 enum { CALL_ADAM, CALL_COPY, CALL_BUFFER_COPY };
 
 static ag_status adam_call(void *ctx, int which) {
@@ -170,8 +305,11 @@ static int ln_setup(ln_state *s, const char *line) {
   double t0 = now_ms();
   ag_status st = AG_ERR_INVALID_ARGUMENT;
   s->row = row;
+  double loss0 = NAN, loss1 = NAN;
   if (row == LN_ADAM)
     st = adam_setup(s);
+  else if (row == LN_MLP && (st = mlp_setup(s)) == AG_OK && (st = mlp_epoch(s, &loss0)) == AG_OK)
+    st = mlp_epoch(s, &loss1);
   if (st == AG_ERR_UNSUPPORTED) {
     printf("skip %s\n", ag_last_error());
     ln_release(s);
@@ -181,6 +319,11 @@ static int ln_setup(ln_state *s, const char *line) {
     return fail(name);
   if (row == LN_ADAM && adam_check(s) != 0)
     return 1;
+  /* Two epochs of training must have lowered the loss from log(10), a guess's, and kept it
+     finite. */
+  if (row == LN_MLP && !(loss1 < 0.9 * log(10.0)))
+    return fprintf(stderr, "anygpu-bench: mlp-epoch: the loss after two epochs is %g (after one %g); it should "
+                           "fall below 0.9 log(10)\n", loss1, loss0), 1;
   double ms;
   for (int k = CALL_ADAM; row == LN_ADAM && k <= CALL_BUFFER_COPY; k++)
     if (event_time(s->q, adam_call, s, k, &ms) != AG_OK)
@@ -190,9 +333,17 @@ static int ln_setup(ln_state *s, const char *line) {
 }
 
 /* "round": the row's timed calls, "time MS..." (adam: the step, ag_copy and ag_buffer_copy of
-   as many elements, each timed with events on an idle queue). */
+   as many elements, each timed with events on an idle queue; mlp-epoch: an epoch, wall clock
+   from an idle queue to an idle queue, as the host loop reads the stream between batches). */
 static int ln_round(ln_state *s) {
   double ms[3];
+  if (s->row == LN_MLP) {
+    double loss, t0 = now_ms();
+    if (mlp_epoch(s, &loss) != AG_OK)
+      return fail("mlp-epoch");
+    printf("time %.6f\n", now_ms() - t0);
+    return 0;
+  }
   for (int k = CALL_ADAM; k <= CALL_BUFFER_COPY; k++)
     if (event_time(s->q, adam_call, s, k, &ms[k]) != AG_OK)
       return fail(ln_rows[s->row].name);
@@ -241,23 +392,26 @@ typedef struct ln_figures {
 static void ln_print(const device_entry *d, const ln_row *row, const char *dtype, bool csv, const char *peer,
                      ln_figures f) {
   double es = strcmp(dtype, "f64") == 0 ? 8 : 4;
+  /* What one call does: bytes moved (adam, GB/s) or samples trained (mlp-epoch, per second). */
+  bool adam = row == &ln_rows[LN_ADAM];
+  double work = adam ? ADAM_ARRAYS * es * (double)ADAM_N * 1e-6 : (double)row->size * 1e3;
   double value = 0, peer_value = 0, pct = NAN;
   if (isfinite(f.best))
-    value = ADAM_ARRAYS * es * (double)ADAM_N / (f.best * 1e6);
+    value = work / f.best;
   if (isfinite(f.peer_best))
-    peer_value = ADAM_ARRAYS * es * (double)ADAM_N / (f.peer_best * 1e6);
-  double limit_ms = fmin(f.copy, f.bcopy);
+    peer_value = work / f.peer_best;
+  double limit_ms = adam ? fmin(f.copy, f.bcopy) : INFINITY;
   if (value > 0 && isfinite(limit_ms))
     pct = 100.0 * value / (2 * es * (double)ADAM_N / (limit_ms * 1e6));
   char v[32] = "-", p[32] = "", pv[32] = "", ratio[32] = "", nr[16] = "";
   if (value > 0)
-    snprintf(v, sizeof v, csv ? "%.3f" : "%.2f", value);
+    snprintf(v, sizeof v, csv ? "%.3f" : adam ? "%.2f" : "%.0f", value);
   if (isfinite(pct))
     snprintf(p, sizeof p, csv ? "%.1f" : "%.1f%%", pct);
   if (peer[0])
     snprintf(pv, sizeof pv, "-");
   if (peer_value > 0) {
-    snprintf(pv, sizeof pv, csv ? "%.3f" : "%.2f", peer_value);
+    snprintf(pv, sizeof pv, csv ? "%.3f" : adam ? "%.2f" : "%.0f", peer_value);
     if (value > 0)
       snprintf(ratio, sizeof ratio, csv ? "%.3f" : "%.2fx", value / peer_value);
   }
@@ -314,10 +468,12 @@ static int ln_run_row(coproc *child, coproc *py, bool *peer_on, const device_ent
   while (f->rounds < LN_MAX_ROUNDS && (f->rounds < LN_MIN_ROUNDS || spent < LN_TIME_CAP_MS)) {
     for (int turn = 0; turn < 2; turn++) {
       if ((turn == 0) == (f->rounds % 2 == 0)) {
-        if (ln_ask_round(child, ms, 3) != 0)
+        bool adam = row == &ln_rows[LN_ADAM];
+        if (ln_ask_round(child, ms, adam ? 3 : 1) != 0)
           return 1;
-        f->best = fmin(f->best, ms[0]), f->copy = fmin(f->copy, ms[1]), f->bcopy = fmin(f->bcopy, ms[2]);
-        spent += ms[0] + ms[1] + ms[2];
+        f->best = fmin(f->best, ms[0]), spent += ms[0];
+        if (adam)
+          f->copy = fmin(f->copy, ms[1]), f->bcopy = fmin(f->bcopy, ms[2]), spent += ms[1] + ms[2];
       } else if (peer) {
         if (ln_ask_round(py, ms, 1) != 0)
           peer = *peer_on = false;
@@ -384,8 +540,17 @@ void learn_footer(const totals *tot) {
            "  step is checked against the host. %% of limit: of the device's copy bandwidth measured in the\n"
            "  same child and rounds, the better of ag_copy and ag_buffer_copy of %zu elements (2 arrays\n"
            "  moved).\n"
-           "peer: torch (PyTorch) on the CPU whatever the device, in the same dtype: torch.optim.Adam's\n"
-           "  step() on as many parameters, its default (single-tensor) path, timed with\n"
-           "  time.perf_counter, in rounds that alternate with anygpu's.\n",
-           ADAM_LR, ADAM_N, ADAM_ARRAYS, LN_MAX_ROUNDS, LN_MIN_ROUNDS, LN_TIME_CAP_MS * 1e-3, ADAM_N);
+           "mlp-epoch: one epoch of %d samples (784 inputs uniform in [0, 1), 10 classes set by fixed\n"
+           "  random projections) through Dense(784, 256, relu), Dense(256, 10), logit cross-entropy and\n"
+           "  torch's Adam (lr 1e-3) on each of the 4 parameter arrays, in batches of %d from\n"
+           "  ag_batch_stream (shuffled, the next batch copied while the device computes); samples/s over\n"
+           "  the best epoch, wall clock from an idle queue to an idle queue. Two epochs go first, which\n"
+           "  must bring the loss below 0.9 log(10).\n"
+           "peer: torch (PyTorch) on the CPU whatever the device, in the same dtype: adam\n"
+           "  torch.optim.Adam's step() on as many parameters, its default (single-tensor) path;\n"
+           "  mlp-epoch nn.Linear, ReLU, nn.Linear, F.cross_entropy, backward() and Adam's step() on\n"
+           "  batches gathered from a random permutation each epoch; timed with time.perf_counter, in\n"
+           "  rounds that alternate with anygpu's.\n",
+           ADAM_LR, ADAM_N, ADAM_ARRAYS, LN_MAX_ROUNDS, LN_MIN_ROUNDS, LN_TIME_CAP_MS * 1e-3, ADAM_N, MLP_SAMPLES,
+           MLP_BATCH);
 }

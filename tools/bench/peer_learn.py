@@ -11,7 +11,27 @@ def adam_setup():
     opt = xp.optim.Adam([x], lr=1e-3)
     return opt.step
 
-setups = {'adam': adam_setup}
+def mlp_setup():
+    # The child's model and sizes; random data of the same shapes (timing only), labels set by
+    # fixed projections as the child's are.
+    n, batch = 8192, 128
+    gen = xp.Generator().manual_seed(1)
+    x = xp.rand(n, 784, dtype=dtype, generator=gen)
+    labels = (x @ (xp.rand(784, 10, dtype=dtype, generator=gen) * 2 - 1)).argmax(1)
+    model = xp.nn.Sequential(xp.nn.Linear(784, 256), xp.nn.ReLU(), xp.nn.Linear(256, 10)).to(dtype)
+    opt = xp.optim.Adam(model.parameters(), lr=1e-3)
+    def epoch():
+        order = xp.randperm(n, generator=gen)
+        for k in range(n // batch):
+            idx = order[k * batch:(k + 1) * batch]
+            xb, yb = x.index_select(0, idx), labels.index_select(0, idx)
+            opt.zero_grad()
+            loss = xp.nn.functional.cross_entropy(model(xb), yb)
+            loss.backward()
+            opt.step()
+    return epoch
+
+setups = {'adam': adam_setup, 'mlp-epoch': mlp_setup}
 say = lambda *a: print(*a, flush=True)
 say('ready')
 call = None
