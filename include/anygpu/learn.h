@@ -162,30 +162,45 @@ typedef enum ag_optim_kind {
 /** What a step does. ag_optim_options_default() fills in each kind's reference defaults. */
 typedef struct ag_optim_options {
   ag_optim_kind kind;
-  double lr;           /* eta */
-  double momentum;     /* rho (MOMENTUM_FLUX), momentum (MOMENTUM_TORCH) */
-  double dampening;    /* MOMENTUM_TORCH */
-  bool nesterov;       /* MOMENTUM_TORCH */
-  double beta1, beta2; /* ADAM_* */
-  double eps;          /* ADAM_* */
-  double weight_decay; /* MOMENTUM_TORCH, ADAM_TORCH: g += weight_decay x (coupled) */
+  double lr;           /* eta; finite, >= 0 */
+  double momentum;     /* rho (MOMENTUM_FLUX), momentum (MOMENTUM_TORCH; 0 keeps no buffer); >= 0 */
+  double dampening;    /* MOMENTUM_TORCH; finite */
+  bool nesterov;       /* MOMENTUM_TORCH; needs momentum > 0 and dampening 0, as torch does */
+  double beta1, beta2; /* ADAM_*; each in [0, 1) */
+  double eps;          /* ADAM_*; >= 0 */
+  double weight_decay; /* SGD, MOMENTUM_TORCH, ADAM_TORCH: g += weight_decay x (coupled); >= 0 */
   bool amsgrad;        /* ADAM_TORCH: the denominator uses the running max of v */
-  bool maximize;       /* MOMENTUM_TORCH, ADAM_TORCH: ascend */
+  bool maximize;       /* SGD, MOMENTUM_TORCH, ADAM_TORCH: ascend (the gradient is negated first) */
 } ag_optim_options;
 
-/** The defaults of @p kind's reference: lr 0.01 (SGD torch has none: 0.01 here), momentum 0.9,
-    beta 0.9 / 0.999, eps 1e-8, the rest 0 / false. */
+/** The defaults of @p kind's reference: lr 0.001 for the ADAM kinds (torch.optim.Adam,
+    Optimisers.Adam), 0.01 for the others (Optimisers.Momentum's; torch.optim.SGD has none;
+    Optimisers.Descent's 0.1 is not taken), momentum 0.9 (torch's 0 would be plain SGD), beta
+    0.9 / 0.999, eps 1e-8, the rest 0 / false.
+    A kind ignores momentum, beta1, beta2 and eps when it does not use them, so these defaults
+    suit every kind; dampening, nesterov, weight_decay, amsgrad and maximize set for a kind
+    that has no such setting are refused (AG_ERR_INVALID_ARGUMENT) rather than dropped. */
 AG_API ag_status ag_optim_options_default(ag_optim_kind kind, ag_optim_options *opt);
 
 typedef struct ag_optimizer ag_optimizer;
 
 /** An optimiser for parameters of @p param's shape and dtype (f32 or f64) on its device; its
-    state starts as the reference's (zeros, step 0). The caller's: ag_optimizer_destroy(). */
+    state starts as the reference's (zeros, step 0): create zeroes it on the calling thread's
+    default queue and waits for that, so steps may then run on any queue of the device.
+    The caller's: ag_optimizer_destroy().
+    @return AG_ERR_INVALID_ARGUMENT for an option out of range (the message names the field),
+            AG_ERR_UNSUPPORTED for another dtype or f64 on a device without double precision,
+            AG_ERR_OUT_OF_MEMORY when the state does not fit. */
 AG_API ag_status ag_optimizer_create(const ag_optim_options *opt, const ag_array *param, ag_optimizer **out);
-/** One step: param is updated in place from grad (param's shape and dtype), in one pass. */
+/** One step: param is updated in place from grad, and the state with it, in one pass.
+    @param param  the optimiser's shape, dtype and device
+    @param grad   the same, sharing no memory with param
+    @return AG_ERR_MISMATCH for another shape, dtype or device (q's included); on any error
+            nothing is enqueued and the step count stays. */
 AG_API ag_status ag_optimizer_step(ag_queue *q, ag_optimizer *opt, ag_array *param, const ag_array *grad);
-/** The steps taken so far. */
+/** The steps taken so far (0 for NULL). */
 AG_API uint64_t ag_optimizer_steps(const ag_optimizer *opt);
+/** Frees the optimiser and its state (work already enqueued on it still runs); NULL is a no-op. */
 AG_API void ag_optimizer_destroy(ag_optimizer *opt);
 
 /* ---- dense layers ------------------------------------------------------------------------ */
