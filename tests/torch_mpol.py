@@ -14,8 +14,9 @@ imaginary).
                                (autograd's gradient of sum(Re(conj(g) vis)) with respect to x)
     torch_mpol.py rml DIR      reads data, weight, mask, params (cell_size, lambda_sparsity,
                                lambda_tv, lr, epochs), runs the tutorial's loop from MPoL's
-                               default base cube (0.05 everywhere), writes losses (one per
-                               epoch, before its step) and base (the final base cube, packed)
+                               default base cube (0.05 everywhere), writes losses_torch (one
+                               per epoch, before its step) and base_torch (the final base
+                               cube, packed)
 """
 import os
 import sys
@@ -165,8 +166,8 @@ def rml(d):
         history.append(loss.item())
         loss.backward()
         optimizer.step()
-    save(d, "losses", np.array(history))
-    save(d, "base", base)
+    save(d, "losses_torch", np.array(history))
+    save(d, "base_torch", base)
 
 
 if __name__ == "__main__":
