@@ -9,10 +9,16 @@
 #include <string.h>
 
 #include "bench.h"
+#include "npy.h"
 
 #define LN_MAX_ROUNDS 20
 #define LN_MIN_ROUNDS 5
 #define LN_TIME_CAP_MS 20000.0
+/* rml-epoch's first losses (the same data and start on both sides) agree within this,
+   relative: float64 on both sides differs by rounding only (the FFT's, the sums' order);
+   float32 carries float32's rounding through a 65536-cell sum. */
+#define LN_TOL_F64 1e-9
+#define LN_TOL_F32 1e-3
 
 /* adam: parameters of one step; 7 arrays move (read x, g, m, v; write x, m, v). */
 #define ADAM_N ((size_t)1 << 24)
@@ -27,16 +33,25 @@
 #define MLP_OUT 10
 #define MLP_BATCH 128
 
+/* rml-epoch: MPoL v0.2's RML loop (examples/rml_imaging.c, its tutorial's) on one 256 x 256
+   channel: RML_EPOCHS epochs a round. */
+#define RML_NPIX 256
+#define RML_EPOCHS 10
+#define RML_CELL 0.005 /* arcsec */
+#define RML_LAMBDA 1e-4 /* sparsity's and TV's */
+#define RML_LR 0.5
+
 typedef struct ln_row {
   const char *name; /* the row, and peer_learn.py's setup ROW */
   const char *unit;
   size_t size;      /* the size column */
 } ln_row;
 
-enum { LN_ADAM, LN_MLP, LN_COUNT };
+enum { LN_ADAM, LN_RML, LN_MLP, LN_COUNT };
 
 static const ln_row ln_rows[LN_COUNT] = {
     [LN_ADAM] = {"adam", "GB/s", ADAM_N},
+    [LN_RML] = {"rml-epoch", "epochs/s", RML_NPIX * RML_NPIX},
     [LN_MLP] = {"mlp-epoch", "samples/s", MLP_SAMPLES},
 };
 
@@ -65,11 +80,17 @@ typedef struct ln_state {
   ag_array *p[4], *dp[4];
   ag_optimizer *popt[4];
   ag_array *h, *logits, *dlogits, *dh, *loss;
+  /* rml-epoch: the base cube (packed), the forward model's cubes and their gradients, the
+     gridded data, Adam */
+  ag_array *base, *img, *s1, *sky, *cube, *vis, *data, *weight, *mask;
+  ag_array *gvis, *gcube, *gsky, *gs1, *gimg, *gbase;
 } ln_state;
 
 static void ln_release(ln_state *s) {
   ag_optimizer_destroy(s->opt);
-  ag_array *arrays[] = {s->x, s->g, s->a, s->c, s->h, s->logits, s->dlogits, s->dh, s->loss};
+  ag_array *arrays[] = {s->x,    s->g,   s->a,     s->c,   s->h,      s->logits, s->dlogits, s->dh,
+                        s->loss, s->base, s->img,   s->s1,  s->sky,    s->cube,   s->vis,     s->data,
+                        s->weight, s->mask, s->gvis, s->gcube, s->gsky, s->gs1,    s->gimg,    s->gbase};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     ag_array_free(arrays[i]);
   for (int i = 0; i < 4; i++) {
@@ -168,6 +189,18 @@ static ag_status adam_setup(ln_state *s) {
 
 /* ---- mlp-epoch ---- */
 
+/* The loss the last epoch computed: its last batch's (mlp-epoch), of the parameters before the
+   step (rml-epoch). */
+static ag_status read_loss(ln_state *s, double *loss) {
+  if (s->dtype == AG_F64)
+    return ag_array_to_host(s->loss, loss, sizeof *loss);
+  float f;
+  ag_status st = ag_array_to_host(s->loss, &f, sizeof f);
+  *loss = f;
+  return st;
+}
+
+
 /* The data set: inputs uniform in [0, 1) (pixels), each sample's class the largest of 10 fixed
    random projections of it, one-hot, so the model has something to learn. */
 static int mlp_data(ln_state *s) {
@@ -264,12 +297,136 @@ static ag_status mlp_epoch(ln_state *s, double *loss) {
   }
   if ((st = ag_queue_finish(s->q)) != AG_OK)
     return st;
-  if (s->dtype == AG_F64)
-    return ag_array_to_host(s->loss, loss, sizeof *loss);
-  float f;
-  st = ag_array_to_host(s->loss, &f, sizeof f);
-  *loss = f;
+  return read_loss(s, loss);
+}
+
+/* ---- rml-epoch ---- */
+
+/* The gridded data, as examples/rml_imaging.c makes them: four Gaussian sources, their
+   visibilities through the forward model, sampled at a seeded random set of cells denser near
+   the origin, with Gaussian noise of 0.0005 Jy and weights 1 / sigma^2. Written into @p dir as
+   data.npy (float64 [1][npix][npix][2]), weight.npy and mask.npy (uint8) for the peer. */
+static ag_status rml_data(ln_state *s, const char *dir) {
+  size_t n = RML_NPIX * RML_NPIX, shape[3] = {1, RML_NPIX, RML_NPIX};
+  bool f32 = s->dtype == AG_F32;
+  ag_dtype ct = f32 ? AG_C64 : AG_C128;
+  double *sky = malloc(n * sizeof *sky), *vis = malloc(2 * n * sizeof *vis), *weight = malloc(n * sizeof *weight);
+  unsigned char *mask = malloc(n);
+  void *buf = malloc(2 * n * sizeof(double));
+  ag_status st = AG_ERR_OUT_OF_MEMORY;
+  if (sky == NULL || vis == NULL || weight == NULL || mask == NULL || buf == NULL)
+    goto out;
+  static const double src[4][4] = {{0.50, 0.50, 0.030, 40.0}, {0.38, 0.60, 0.020, 25.0}, {0.62, 0.35, 0.045, 12.0},
+                                   {0.55, 0.66, 0.015, 30.0}};
+  for (size_t r = 0; r < RML_NPIX; r++)
+    for (size_t c = 0; c < RML_NPIX; c++) {
+      double v = 0;
+      for (int k = 0; k < 4; k++) {
+        double dr = (double)r - src[k][0] * RML_NPIX, dc = (double)c - src[k][1] * RML_NPIX, w = src[k][2] * RML_NPIX;
+        v += src[k][3] * exp(-(dr * dr + dc * dc) / (2 * w * w));
+      }
+      sky[r * RML_NPIX + c] = v;
+    }
+  for (size_t i = 0; i < n; i++) {
+    if (f32)
+      ((float *)buf)[i] = (float)sky[i];
+    else
+      ((double *)buf)[i] = sky[i];
+  }
+  if ((st = ag_array_from_host(s->dev, s->dtype, 3, shape, buf, &s->s1)) != AG_OK ||
+      (st = ag_mpol_sky_to_packed(s->q, s->s1, s->cube)) != AG_OK ||
+      (st = ag_mpol_fourier_cube(s->q, s->cube, RML_CELL, s->vis)) != AG_OK ||
+      (st = ag_array_to_host(s->vis, buf, 2 * n * (f32 ? sizeof(float) : sizeof(double)))) != AG_OK)
+    goto out;
+  for (size_t i = 0; i < 2 * n; i++)
+    vis[i] = f32 ? (double)((float *)buf)[i] : ((double *)buf)[i];
+  const double sigma = 0.0005;
+  for (size_t r = 0; r < RML_NPIX; r++)
+    for (size_t c = 0; c < RML_NPIX; c++) {
+      size_t i = r * RML_NPIX + c;
+      double u = (double)(c <= RML_NPIX / 2 ? c : RML_NPIX - c), v = (double)(r <= RML_NPIX / 2 ? r : RML_NPIX - r);
+      double q = sqrt(u * u + v * v) / (RML_NPIX / 2);
+      mask[i] = q < 0.9 && ln_value(i, 11, 0, 1) < exp(-4 * q);
+      weight[i] = 1 / (sigma * sigma);
+      /* Gaussian noise from two uniforms (Box-Muller) */
+      double u1 = 1 - ln_value(i, 12, 0, 1), u2 = ln_value(i, 13, 0, 1), u3 = ln_value(i, 14, 0, 1);
+      vis[2 * i] += sigma * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+      vis[2 * i + 1] += sigma * sqrt(-2 * log(u1)) * sin(2 * M_PI * u3);
+    }
+  char path[1100], err[512];
+  size_t cshape[4] = {1, RML_NPIX, RML_NPIX, 2};
+  snprintf(path, sizeof path, "%s/data.npy", dir);
+  bool ok = npy_write(path, NPY_F8, 4, cshape, vis, err, sizeof err);
+  snprintf(path, sizeof path, "%s/weight.npy", dir);
+  ok = ok && npy_write(path, NPY_F8, 3, shape, weight, err, sizeof err);
+  snprintf(path, sizeof path, "%s/mask.npy", dir);
+  ok = ok && npy_write(path, NPY_U1, 3, shape, mask, err, sizeof err);
+  if (!ok) {
+    fprintf(stderr, "anygpu-bench: %s\n", err);
+    st = AG_ERR_INVALID_ARGUMENT;
+    goto out;
+  }
+  for (size_t i = 0; i < 2 * n; i++) {
+    if (f32)
+      ((float *)buf)[i] = (float)vis[i];
+    else
+      ((double *)buf)[i] = vis[i];
+  }
+  if ((st = ag_array_from_host(s->dev, ct, 3, shape, buf, &s->data)) != AG_OK ||
+      (st = ag_array_from_host(s->dev, AG_U8, 3, shape, mask, &s->mask)) != AG_OK)
+    goto out;
+  for (size_t i = 0; i < n; i++) {
+    if (f32)
+      ((float *)buf)[i] = (float)weight[i];
+    else
+      ((double *)buf)[i] = weight[i];
+  }
+  st = ag_array_from_host(s->dev, s->dtype, 3, shape, buf, &s->weight);
+out:
+  free(sky), free(vis), free(weight), free(mask), free(buf);
   return st;
+}
+
+static ag_status rml_setup(ln_state *s, const char *dir) {
+  size_t shape[3] = {1, RML_NPIX, RML_NPIX}, one = 1;
+  ag_dtype ct = s->dtype == AG_F32 ? AG_C64 : AG_C128;
+  ag_array **real[] = {&s->base, &s->img, &s->sky, &s->cube, &s->gcube, &s->gsky, &s->gs1, &s->gimg, &s->gbase};
+  ag_status st = AG_OK;
+  for (size_t k = 0; k < sizeof real / sizeof real[0] && st == AG_OK; k++)
+    st = ag_array_create(s->dev, s->dtype, 3, shape, real[k]);
+  if (st != AG_OK || (st = ag_array_create(s->dev, ct, 3, shape, &s->vis)) != AG_OK ||
+      (st = ag_array_create(s->dev, ct, 3, shape, &s->gvis)) != AG_OK ||
+      (st = ag_array_create(s->dev, s->dtype, 1, &one, &s->loss)) != AG_OK || (st = rml_data(s, dir)) != AG_OK ||
+      (st = ag_fill(s->q, s->base, 0.05)) != AG_OK) /* BaseCube's default */
+    return st;
+  ag_optim_options o;
+  if ((st = ag_optim_options_default(AG_OPTIM_ADAM_TORCH, &o)) != AG_OK)
+    return st;
+  o.lr = RML_LR;
+  return ag_optimizer_create(&o, s->base, &s->opt);
+}
+
+/* One epoch of examples/rml_imaging.c: softplus, the sky layout, the Hann convolution, the
+   packed layout, the Fourier cube; nll_gridded + 1e-4 sparsity + 1e-4 TV_image on the sky
+   cube, their gradient back through each map's adjoint; Adam's step. Enqueued on the child's
+   queue. */
+static ag_status rml_epoch(ln_state *s) {
+  ag_status st;
+  ag_queue *q = s->q;
+  if ((st = ag_activate(q, AG_ACT_SOFTPLUS, s->base, s->img)) != AG_OK ||
+      (st = ag_mpol_packed_to_sky(q, s->img, s->s1)) != AG_OK || (st = ag_mpol_hann_conv(q, s->s1, s->sky)) != AG_OK ||
+      (st = ag_mpol_sky_to_packed(q, s->sky, s->cube)) != AG_OK ||
+      (st = ag_mpol_fourier_cube(q, s->cube, RML_CELL, s->vis)) != AG_OK ||
+      (st = ag_loss_nll_gridded(q, s->vis, s->data, s->weight, s->mask, 1.0, s->loss, s->gvis, 0)) != AG_OK ||
+      (st = ag_mpol_fourier_cube_adjoint(q, s->gvis, RML_CELL, s->gcube)) != AG_OK ||
+      (st = ag_mpol_packed_to_sky(q, s->gcube, s->gsky)) != AG_OK ||
+      (st = ag_loss_sparsity(q, s->sky, RML_LAMBDA, s->loss, s->gsky, AG_LOSS_ACCUMULATE)) != AG_OK ||
+      (st = ag_loss_tv_image(q, s->sky, 1e-10, RML_LAMBDA, s->loss, s->gsky, AG_LOSS_ACCUMULATE)) != AG_OK ||
+      (st = ag_mpol_hann_conv(q, s->gsky, s->gs1)) != AG_OK ||
+      (st = ag_mpol_sky_to_packed(q, s->gs1, s->gimg)) != AG_OK ||
+      (st = ag_activate_grad(q, AG_ACT_SOFTPLUS, s->img, s->gimg, s->gbase)) != AG_OK)
+    return st;
+  return ag_optimizer_step(q, s->opt, s->base, s->gbase);
 }
 
 /* ---- adam ---- */
@@ -294,9 +451,9 @@ static ag_status adam_call(void *ctx, int which) {
 /* "setup ROW": the row's data and a checked first call; "ready MS" (the setup's wall time) or
    "skip REASON". Returns nonzero when the child must end. */
 static int ln_setup(ln_state *s, const char *line) {
-  char name[32];
+  char name[32], dir[1024] = "";
   int row = -1;
-  if (sscanf(line, "setup %31s", name) == 1)
+  if (sscanf(line, "setup %31s %1023s", name, dir) >= 1)
     for (int r = 0; r < LN_COUNT; r++)
       if (strcmp(name, ln_rows[r].name) == 0)
         row = r;
@@ -310,6 +467,9 @@ static int ln_setup(ln_state *s, const char *line) {
     st = adam_setup(s);
   else if (row == LN_MLP && (st = mlp_setup(s)) == AG_OK && (st = mlp_epoch(s, &loss0)) == AG_OK)
     st = mlp_epoch(s, &loss1);
+  else if (row == LN_RML && (st = rml_setup(s, dir)) == AG_OK && (st = rml_epoch(s)) == AG_OK &&
+           (st = read_loss(s, &loss0)) == AG_OK && (st = rml_epoch(s)) == AG_OK)
+    st = read_loss(s, &loss1);
   if (st == AG_ERR_UNSUPPORTED) {
     printf("skip %s\n", ag_last_error());
     ln_release(s);
@@ -324,11 +484,19 @@ static int ln_setup(ln_state *s, const char *line) {
   if (row == LN_MLP && !(loss1 < 0.9 * log(10.0)))
     return fprintf(stderr, "anygpu-bench: mlp-epoch: the loss after two epochs is %g (after one %g); it should "
                            "fall below 0.9 log(10)\n", loss1, loss0), 1;
+  /* The second epoch's loss is below the first's (the peer's first is compared with ours by
+     the parent). */
+  if (row == LN_RML && !(loss1 < loss0))
+    return fprintf(stderr, "anygpu-bench: rml-epoch: the loss went from %g to %g in the first step\n", loss0, loss1),
+           1;
   double ms;
   for (int k = CALL_ADAM; row == LN_ADAM && k <= CALL_BUFFER_COPY; k++)
     if (event_time(s->q, adam_call, s, k, &ms) != AG_OK)
       return fail(name);
-  printf("ready %.6f\n", now_ms() - t0);
+  if (row == LN_RML)
+    printf("ready %.6f %.17g\n", now_ms() - t0, loss0);
+  else
+    printf("ready %.6f\n", now_ms() - t0);
   return 0;
 }
 
@@ -337,6 +505,16 @@ static int ln_setup(ln_state *s, const char *line) {
    from an idle queue to an idle queue, as the host loop reads the stream between batches). */
 static int ln_round(ln_state *s) {
   double ms[3];
+  if (s->row == LN_RML) {
+    double t0 = now_ms();
+    ag_status st = AG_OK;
+    for (int e = 0; e < RML_EPOCHS && st == AG_OK; e++)
+      st = rml_epoch(s);
+    if (st != AG_OK || ag_queue_finish(s->q) != AG_OK)
+      return fail("rml-epoch");
+    printf("time %.6f\n", now_ms() - t0);
+    return 0;
+  }
   if (s->row == LN_MLP) {
     double loss, t0 = now_ms();
     if (mlp_epoch(s, &loss) != AG_OK)
@@ -387,6 +565,7 @@ int learn_child(const char *spec, const char *dtype_name) {
 typedef struct ln_figures {
   double best, copy, bcopy, peer_best;
   int rounds;
+  double loss_diff; /* rml-epoch: the first losses' relative difference, NaN for none */
 } ln_figures;
 
 static void ln_print(const device_entry *d, const ln_row *row, const char *dtype, bool csv, const char *peer,
@@ -394,7 +573,8 @@ static void ln_print(const device_entry *d, const ln_row *row, const char *dtype
   double es = strcmp(dtype, "f64") == 0 ? 8 : 4;
   /* What one call does: bytes moved (adam, GB/s) or samples trained (mlp-epoch, per second). */
   bool adam = row == &ln_rows[LN_ADAM];
-  double work = adam ? ADAM_ARRAYS * es * (double)ADAM_N * 1e-6 : (double)row->size * 1e3;
+  double work = adam ? ADAM_ARRAYS * es * (double)ADAM_N * 1e-6
+                     : row == &ln_rows[LN_RML] ? RML_EPOCHS * 1e3 : (double)row->size * 1e3;
   double value = 0, peer_value = 0, pct = NAN;
   if (isfinite(f.best))
     value = work / f.best;
@@ -422,6 +602,8 @@ static void ln_print(const device_entry *d, const ln_row *row, const char *dtype
            peer_value > 0 ? peer : "", peer_value > 0 ? pv : "", ratio);
   else
     printf("  %-12s %10s %-10s %9s %-6s %10s %8s %6s\n", row->name, v, row->unit, p, peer, pv, ratio, nr);
+  if (!csv && isfinite(f.loss_diff))
+    printf("  %-12s the first epoch's loss is torch's within %.1e, relative\n", "", f.loss_diff);
   /* The limit itself, a row of its own, so that the percentage can be checked. */
   if (isfinite(limit_ms)) {
     double limit = 2 * es * (double)ADAM_N / (limit_ms * 1e6);
@@ -446,23 +628,33 @@ static int ln_ask_round(coproc *c, double *ms, int count) {
    filled (a side that cannot run leaves its figures empty, said on stderr), 1 when the child
    failed. *peer_on goes false when the peer fails. */
 static int ln_run_row(coproc *child, coproc *py, bool *peer_on, const device_entry *d, const ln_row *row,
-                      ln_figures *f) {
-  char cmd[64], line[1024];
-  double ms[3];
-  *f = (ln_figures){INFINITY, INFINITY, INFINITY, INFINITY, 0};
-  snprintf(cmd, sizeof cmd, "setup %s", row->name);
+                      const char *dir, double tol, ln_figures *f) {
+  char cmd[1100], line[1024];
+  double ms[3], loss = NAN, peer_loss = NAN;
+  *f = (ln_figures){INFINITY, INFINITY, INFINITY, INFINITY, 0, NAN};
+  snprintf(cmd, sizeof cmd, "setup %s %s", row->name, dir);
   if (coproc_ask(child, cmd, line, sizeof line) == NULL)
     return 1;
   if (strncmp(line, "skip ", 5) == 0) {
     fprintf(stderr, "anygpu-bench: %s on %s: %s\n", row->name, d->spec, line + 5);
     return 0;
   }
+  sscanf(line, "ready %lf %lf", &ms[0], &loss);
   bool peer = *peer_on;
   if (peer && (coproc_ask(py, cmd, line, sizeof line) == NULL || strncmp(line, "ready ", 6) != 0)) {
     fprintf(stderr, "anygpu-bench: %s on %s, the torch peer: %s\n", row->name, d->spec, line);
     peer = false;
     if (strncmp(line, "skip ", 5) != 0)
       *peer_on = false;
+  }
+  /* rml-epoch: both sides' first loss, of the same data and start, must agree. */
+  if (peer && sscanf(line, "ready %lf %lf", &ms[0], &peer_loss) == 2 && isfinite(loss)) {
+    f->loss_diff = fabs(loss - peer_loss) / fabs(peer_loss);
+    if (!(f->loss_diff <= tol))
+      return fprintf(stderr, "anygpu-bench: %s on %s: the first epoch's loss is %.17g, torch's %.17g: %.2g apart, "
+                             "relative, beyond %g\n",
+                     row->name, d->spec, loss, peer_loss, f->loss_diff, tol),
+             1;
   }
   double spent = 0;
   while (f->rounds < LN_MAX_ROUNDS && (f->rounds < LN_MIN_ROUNDS || spent < LN_TIME_CAP_MS)) {
@@ -492,7 +684,7 @@ static int ln_run_row(coproc *child, coproc *py, bool *peer_on, const device_ent
 
 int learn_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot) {
   char *argv[] = {(char *)self, (char *)"--learn-child", (char *)d->spec, (char *)dtype_short(f32), NULL};
-  char line[1024], platform[256], name[256], dtype[8], py_name[16] = "torch";
+  char line[1024], platform[256], name[256], dtype[8], py_name[16] = "torch", dir[32] = "";
   coproc child, py = {0};
   if (coproc_start(&child, argv, false) != 0 || coproc_read(&child, line, sizeof line) == NULL ||
       sscanf(line, "device %255[^\t]\t%255[^\t]\t%7s", platform, name, dtype) != 3) {
@@ -502,6 +694,14 @@ int learn_device(const char *self, const device_entry *d, bool f32, unsigned row
   /* torch on the CPU whatever the device, in the child's dtype. */
   const char *args[3] = {strcmp(dtype, "f64") == 0 ? "float64" : "float32", NULL, NULL};
   bool py_on = peer_start_torch("peer_learn", args, &py, py_name, sizeof py_name) == 0;
+  /* Where the child writes rml-epoch's data for the peer. */
+  if (peer_folder_make(dir) != 0) {
+    coproc_end(&child);
+    if (py_on)
+      coproc_end(&py);
+    return 1;
+  }
+  double tol = strcmp(dtype, "f64") == 0 ? LN_TOL_F64 : LN_TOL_F32;
   if (!csv) {
     tot->any_learn = true;
     printf("\n%s: %s (%s); learning, %s (the peer the same, on the CPU)\n", d->spec, d->name, d->type,
@@ -515,7 +715,7 @@ int learn_device(const char *self, const device_entry *d, bool f32, unsigned row
       continue;
     ln_figures f;
     bool had_peer = py_on;
-    rc = ln_run_row(&child, &py, &py_on, d, &ln_rows[r], &f);
+    rc = ln_run_row(&child, &py, &py_on, d, &ln_rows[r], dir, tol, &f);
     if (had_peer && !py_on)
       fprintf(stderr, "anygpu-bench: the torch peer failed in %s (exit status %d)\n", ln_rows[r].name,
               coproc_end(&py));
@@ -528,6 +728,8 @@ int learn_device(const char *self, const device_entry *d, bool f32, unsigned row
   }
   if (py_on)
     coproc_end(&py);
+  static const char *const files[] = {"data.npy", "weight.npy", "mask.npy"};
+  peer_folder_remove(dir, files, 3);
   return rc;
 }
 
@@ -546,11 +748,19 @@ void learn_footer(const totals *tot) {
            "  ag_batch_stream (shuffled, the next batch copied while the device computes); samples/s over\n"
            "  the best epoch, wall clock from an idle queue to an idle queue. Two epochs go first, which\n"
            "  must bring the loss below 0.9 log(10).\n"
+           "rml-epoch: MPoL v0.2's RML loop (examples/rml_imaging.c) on a 256 x 256 channel: softplus\n"
+           "  of the packed base cube, the sky layout, HannConvCube, the packed layout, FourierCube\n"
+           "  (cell 0.005 arcsec), nll_gridded + 1e-4 sparsity + 1e-4 TV_image, the gradient back\n"
+           "  through each map's adjoint, torch's Adam (lr 0.5); epochs/s over the best round of %d\n"
+           "  epochs, wall clock from an idle queue to an idle queue. The child makes the gridded data\n"
+           "  (rml_imaging's four sources, sampled cells and noise) and writes them for the peer; both\n"
+           "  sides' first losses must agree (within %g in float64, %g in float32).\n"
            "peer: torch (PyTorch) on the CPU whatever the device, in the same dtype: adam\n"
            "  torch.optim.Adam's step() on as many parameters, its default (single-tensor) path;\n"
+           "  rml-epoch MPoL's SimpleNet as tests/torch_mpol.py transcribes it, with autograd;\n"
            "  mlp-epoch nn.Linear, ReLU, nn.Linear, F.cross_entropy, backward() and Adam's step() on\n"
            "  batches gathered from a random permutation each epoch; timed with time.perf_counter, in\n"
            "  rounds that alternate with anygpu's.\n",
            ADAM_LR, ADAM_N, ADAM_ARRAYS, LN_MAX_ROUNDS, LN_MIN_ROUNDS, LN_TIME_CAP_MS * 1e-3, ADAM_N, MLP_SAMPLES,
-           MLP_BATCH);
+           MLP_BATCH, RML_EPOCHS, LN_TOL_F64, LN_TOL_F32);
 }

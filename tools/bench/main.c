@@ -22,7 +22,7 @@ static void usage(FILE *f) {
           "                 fft1d-batched-4096) or one of them; azint (the rows azint1d, azint2d,\n"
           "                 azint2d-batch32) or one of them; template-match; solvers (the rows\n"
           "                 bpdn, tvl1, tvl2, rpca, cbpdn) or one of them; learn (the rows adam,\n"
-          "                 mlp-epoch) or one of them; or first-launch\n"
+          "                 rml-epoch, mlp-epoch) or one of them; or first-launch\n"
           "  --csv          comma-separated rows instead of a table\n"
           "Exit status: 0 on success, 1 when a measurement fails or a result is wrong, 2 on a\n"
           "bad option or kernel name.\n");
@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
             "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt; gemm or gemm-N for N = "
             "512, 1024, 2048, 4096; fft, fft2d-N for N = 512, 1024, 2048 or fft1d-batched-N for N = 256, 4096; "
             "azint, azint1d, azint2d or azint2d-batch32; template-match; solvers, bpdn, tvl1, tvl2, rpca or "
-            "cbpdn; learn, adam or mlp-epoch; or first-launch)\n",
+            "cbpdn; learn, adam, rml-epoch or mlp-epoch; or first-launch)\n",
             only);
     return 2;
   }
