@@ -76,6 +76,8 @@ def rml_setup(folder):
 
 setups = {'adam': adam_setup, 'mlp-epoch': mlp_setup, 'rml-epoch': rml_setup}
 say = lambda *a: print(*a, flush=True)
+# torch's own thread count, as a user gets it, said on stderr for the record.
+print('anygpu-bench: the torch peer runs %d thread(s)' % xp.get_num_threads(), file=sys.stderr, flush=True)
 say('ready')
 call = None
 for line in sys.stdin:
