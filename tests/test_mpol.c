@@ -633,40 +633,41 @@ END_TEST
 
 /* ---- the RML loop ------------------------------------------------------------------------------ */
 
-/* examples/rml_imaging.c on this device (ANYGPU_DEVICE), npix 64 and 50 epochs in f64, against
-   MPoL's tutorial loop in PyTorch on the data the example made (tests/torch_mpol.py rml):
-   every epoch's loss within 1e-4 relative. Adam's first steps move each pixel by about lr
-   whatever the size of its gradient, so rounding differences in gradients near zero become
-   differences of the parameters; 1e-4 leaves room for them while any mistake in a gradient
-   moves the loss by far more. */
+/* examples/rml_imaging.c on this device (ANYGPU_DEVICE), npix 64 and 50 epochs, against MPoL's
+   tutorial loop in PyTorch (float64) on the data the example made (tests/torch_mpol.py rml),
+   every epoch's loss. f64 (where the device has it): 1e-4 relative, as asked of the port;
+   measured 6e-16 on host and pocl. Adam's first steps move each pixel by about lr whatever
+   the size of its gradient, so rounding differences in gradients near zero could become
+   differences of the parameters; any mistake in a gradient moves the loss by far more. f32
+   (--f32, every device): 1e-5, the float32 rounding of 50 epochs (measured 8e-7 on host). */
 START_TEST(rml_loop_matches_mpols_tutorial_loop_in_pytorch) {
   ag_device *dev = test_device(_i);
-  if (!has_fp64(dev)) {
-    printf("%s: not run: the comparison is in f64, which the device does not have\n", test_label());
-    return;
-  }
   const char *exe = getenv("ANYGPU_RML_EXAMPLE"), *dir = test_tmp_dir("mpol");
   ck_assert_msg(exe != NULL, "ANYGPU_RML_EXAMPLE names examples/rml_imaging (tests/meson.build sets it)");
   setenv("ANYGPU_DEVICE", test_spec(_i), 1);
-  char sky[700], out[8000];
-  snprintf(sky, sizeof sky, "%s/rml_sky.npy", dir);
-  char *const args[] = {(char *)exe, "--npix", "64", "--epochs", "50", "--out", sky, "--save", (char *)dir, NULL};
-  int rc = test_run_python(args, out, sizeof out);
-  ck_assert_msg(rc == 0 || rc == 1, "%s: rml_imaging exited %d:\n%s", test_label(), rc, out);
-  printf("%s: rml_imaging:\n%s", test_label(), out);
-  run_torch("rml", dir);
-  npy_array mine = read_npy(dir, "losses", 50), ref = read_npy(dir, "losses_torch", 50);
-  double worst = 0;
-  for (size_t e = 0; e < 50; e++) {
-    double a = npy_get(&mine, e), b = npy_get(&ref, e), rel = fabs(a - b) / fabs(b);
-    worst = fmax(worst, rel);
-    ck_assert_msg(rel <= 1e-4, "%s: epoch %zu: loss %.17g, PyTorch's %.17g (relative difference %.3g)", test_label(),
-                  e + 1, a, b, rel);
+  for (int single = has_fp64(dev) ? 0 : 1; single < 2; single++) {
+    char sky[700], out[8000];
+    snprintf(sky, sizeof sky, "%s/rml_sky.npy", dir);
+    char *const args[] = {(char *)exe, "--npix", "64", "--epochs", "50", "--out", sky, "--save", (char *)dir,
+                          single ? "--f32" : NULL, NULL};
+    int rc = test_run_python(args, out, sizeof out);
+    ck_assert_msg(rc == 0 || rc == 1, "%s: rml_imaging exited %d:\n%s", test_label(), rc, out);
+    printf("%s: rml_imaging%s:\n%s", test_label(), single ? " --f32" : "", out);
+    run_torch("rml", dir);
+    npy_array mine = read_npy(dir, "losses", 50), ref = read_npy(dir, "losses_torch", 50);
+    double worst = 0, tol = single ? 1e-5 : 1e-4;
+    for (size_t e = 0; e < 50; e++) {
+      double a = npy_get(&mine, e), b = npy_get(&ref, e), rel = fabs(a - b) / fabs(b);
+      worst = fmax(worst, rel);
+      ck_assert_msg(rel <= tol, "%s: %s: epoch %zu: loss %.17g, PyTorch's %.17g (relative difference %.3g)",
+                    test_label(), single ? "f32" : "f64", e + 1, a, b, rel);
+    }
+    printf("%s: %s RML loop vs PyTorch: epoch 1 loss %.10e (torch %.10e), epoch 50 %.10e (torch %.10e), largest "
+           "relative difference %.3g\n",
+           test_label(), single ? "f32" : "f64", npy_get(&mine, 0), npy_get(&ref, 0), npy_get(&mine, 49),
+           npy_get(&ref, 49), worst);
+    npy_free(&mine), npy_free(&ref);
   }
-  printf("%s: RML loop vs PyTorch: epoch 1 loss %.10e (torch %.10e), epoch 50 %.10e (torch %.10e), largest relative "
-         "difference %.3g\n",
-         test_label(), npy_get(&mine, 0), npy_get(&ref, 0), npy_get(&mine, 49), npy_get(&ref, 49), worst);
-  npy_free(&mine), npy_free(&ref);
 }
 END_TEST
 
