@@ -343,6 +343,24 @@ START_TEST(scale_accumulate_loss_only_and_gradient_only) {
 }
 END_TEST
 
+/* No cell in the mask: nothing to fit, so a loss of 0 and a zero gradient (MPoL divides by N = 0
+   and raises). */
+START_TEST(an_empty_mask_gives_a_zero_loss_and_gradient) {
+  ag_device *dev = test_device(_i);
+  inputs in;
+  make_inputs(&in, 15);
+  for (size_t i = 0; i < NEL; i++)
+    in.mask[i] = 0;
+  double l = 5, g[2 * NEL];
+  for (size_t i = 0; i < 2 * NEL; i++)
+    g[i] = 1;
+  device_loss(dev, AG_F32, L_NLL, &in, in.vis, 1.0, 0, true, &l, g);
+  ck_assert_msg(l == 0, "%s: loss %g", test_label(), l);
+  for (size_t i = 0; i < 2 * NEL; i++)
+    ck_assert_msg(g[i] == 0, "%s: grad[%zu] = %g", test_label(), i, g[i]);
+}
+END_TEST
+
 /* ---- comparisons with PyTorch ---------------------------------------------------------------- */
 
 static void write_npy(const char *dir, const char *name, int nd, const size_t *shape, const double *v) {
@@ -790,6 +808,7 @@ void suite_build(Suite *s, const char *backend) {
                   each_loss_and_gradient_match_the_long_double_reference);
   add_device_test(s, "gradients match central finite differences", gradients_match_central_finite_differences);
   add_device_test(s, "scale, accumulate, loss only and gradient only", scale_accumulate_loss_only_and_gradient_only);
+  add_device_test(s, "an empty mask gives a zero loss and gradient", an_empty_mask_gives_a_zero_loss_and_gradient);
   add_device_test(s, "sky and packed layouts match numpy and round trip",
                   sky_and_packed_layouts_match_numpy_and_round_trip);
   add_device_test(s, "hann convolution matches the reference and is self-adjoint",

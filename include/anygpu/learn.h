@@ -101,7 +101,7 @@ AG_API ag_status ag_loss_logitcrossentropy(ag_queue *q, const ag_array *logits, 
     L = (1 / 2N) sum over those cells of weight |data - vis|^2, N their count (MPoL v0.2.0's
     nll; the same whether or not the mask holds Hermitian pairs). The gradient is
     weight (vis - data) / N there and 0 elsewhere. N is counted on the device: an empty mask
-    gives a NaN loss (MPoL divides by zero). docs/learn.md states the formulas and the MPoL
+    gives a loss of 0 and a zero gradient (MPoL raises ZeroDivisionError). docs/learn.md states the formulas and the MPoL
     release they follow. */
 AG_API ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *data, const ag_array *weight,
                                      const ag_array *mask, double scale, ag_array *loss, ag_array *grad,
