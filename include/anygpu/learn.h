@@ -97,25 +97,35 @@ AG_API ag_status ag_loss_logitcrossentropy(ag_queue *q, const ag_array *logits, 
 /** MPoL's nll_gridded: the negative log likelihood of the model visibilities @p vis (c64 or
     c128, [nchan][npix][npix], packed) against the gridded data (vis_gridded, weight_gridded
     and mask of MPoL's GriddedDataset: @p data of vis's shape and dtype, @p weight of its shape
-    in the real dtype, @p mask a u8 array of its shape), over the cells where mask != 0.
-    docs/learn.md states the formula and the MPoL release it follows. */
+    in the real dtype, @p mask a u8 array of its shape), over the cells where mask != 0:
+    L = (1 / 2N) sum over those cells of weight |data - vis|^2, N their count (MPoL v0.2.0's
+    nll; the same whether or not the mask holds Hermitian pairs). The gradient is
+    weight (vis - data) / N there and 0 elsewhere. N is counted on the device: an empty mask
+    gives a loss of 0 and a zero gradient (MPoL raises ZeroDivisionError). docs/learn.md states the formulas and the MPoL
+    release they follow. */
 AG_API ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *data, const ag_array *weight,
                                      const ag_array *mask, double scale, ag_array *loss, ag_array *grad,
                                      unsigned flags);
 
-/** MPoL's sparsity: L = sum |cube|. */
+/** MPoL's sparsity (without its mask): L = sum |cube|; the gradient is sign(cube), 0 at 0 as
+    torch.abs's. @param cube f32 or f64, any shape */
 AG_API ag_status ag_loss_sparsity(ag_queue *q, const ag_array *cube, double scale, ag_array *loss, ag_array *grad,
                                   unsigned flags);
 
-/** MPoL's entropy (v0.2): L = (1 / tot_flux) sum cube log(cube / prior).
+/** MPoL's entropy (v0.2): L = (1 / tot_flux) sum cube log(cube / prior); the gradient is
+    (log(cube / prior) + 1) / tot_flux. cube must be positive, as MPoL asserts; the values are
+    not checked (they are on the device): a pixel of 0 gives NaN, as in PyTorch.
+    @param cube      f32 or f64, any shape
     @param prior     cube's shape and dtype, positive
-    @param tot_flux  zeta, positive */
+    @param tot_flux  zeta, positive and finite */
 AG_API ag_status ag_loss_entropy(ag_queue *q, const ag_array *cube, const ag_array *prior, double tot_flux,
                                  double scale, ag_array *loss, ag_array *grad, unsigned flags);
 
 /** MPoL's TV_image: L = sum over [nchan][ny - 1][nx - 1] of
     sqrt((c[y][x + 1] - c[y][x])^2 + (c[y + 1][x] - c[y][x])^2 + epsilon) (epsilon 1e-10 in
-    MPoL). @param cube [nchan][ny][nx] */
+    MPoL). Each pixel's gradient gathers the up to three terms it appears in, in one pass.
+    @param cube     f32 or f64 [nchan][ny][nx]
+    @param epsilon  0 or more, finite */
 AG_API ag_status ag_loss_tv_image(ag_queue *q, const ag_array *cube, double epsilon, double scale, ag_array *loss,
                                   ag_array *grad, unsigned flags);
 
@@ -128,19 +138,25 @@ AG_API ag_status ag_loss_tsv(ag_queue *q, const ag_array *cube, double scale, ag
    Cubes are [nchan][npix][npix]. A sky cube has north up and east left (MPoL's ImageCube.sky_cube);
    a packed cube is the layout the FFT wants (the origin at [0][0]). */
 
-/** packed = fftshift(flip(sky, last axis)) over the last two axes (MPoL's sky_cube_to_packed_cube). */
+/** packed = fftshift(flip(sky, last axis)) over the last two axes (MPoL's sky_cube_to_packed_cube).
+    sky f32 or f64 [nchan][ny][nx]; packed its shape and dtype, sharing no memory with it. */
 AG_API ag_status ag_mpol_sky_to_packed(ag_queue *q, const ag_array *sky, ag_array *packed);
-/** sky = flip(fftshift(packed), last axis) (MPoL's packed_cube_to_sky_cube); the inverse of the above. */
+/** sky = flip(fftshift(packed), last axis) (MPoL's packed_cube_to_sky_cube). For even sides it
+    is the inverse of the above, and each is the other's adjoint; MPoL shifts by fftshift both
+    ways, and so does this, so for an odd side the two are not inverses. */
 AG_API ag_status ag_mpol_packed_to_sky(ag_queue *q, const ag_array *packed, ag_array *sky);
 
 /** MPoL's HannConvCube: each channel convolved with the 3 x 3 Hann kernel, zero padded, same
-    size. The kernel is symmetric, so the map is its own adjoint: the gradient is the same call
+    size (the layer's Conv2d; HannConvCube applies it between packed_to_sky and sky_to_packed,
+    examples/rml_imaging.c shows the chain). out: cube's shape and dtype, sharing no memory
+    with it. The kernel is symmetric, so the map is its own adjoint: the gradient is the same call
     on the output's gradient. */
 AG_API ag_status ag_mpol_hann_conv(ag_queue *q, const ag_array *cube, ag_array *out);
 
 /** MPoL's FourierCube: vis = cell_size^2 fft2(packed) per channel, for a real packed cube.
     @param packed     f32 or f64 [nchan][npix][npix]
-    @param cell_size  the pixel's side in radians, positive
+    @param cell_size  the pixel's side, positive and finite, in the unit the intensity is per
+                      square of (MPoL v0.2.0: arcsec, the cube in Jy/arcsec^2, vis in Jy)
     @param vis        c64 or c128 of packed's shape */
 AG_API ag_status ag_mpol_fourier_cube(ag_queue *q, const ag_array *packed, double cell_size, ag_array *vis);
 /** Its adjoint for a real image: dpacked = cell_size^2 Re(conj(F)^T dvis), the gradient with

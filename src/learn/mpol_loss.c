@@ -28,7 +28,8 @@ typedef struct loss_io {
   uint64_t flags;
 } loss_io;
 
-static ag_status io_begin(const ag_array *x, ag_array *loss, ag_array *grad, unsigned flags, loss_io *io) {
+static ag_status io_begin(const char *fn, const ag_array *x, ag_array *loss, ag_array *grad, unsigned flags,
+                         loss_io *io) {
   *io = (loss_io){.grad = grad};
   size_t one = 1;
   ag_status st = ag_array_create(x->dev, ag__loss_real(x->dtype), 1, loss != NULL ? &x->size : &one, &io->terms);
@@ -36,7 +37,7 @@ static ag_status io_begin(const ag_array *x, ag_array *loss, ag_array *grad, uns
     st = ag_array_create(x->dev, x->dtype, 1, &one, &io->grad_dummy), io->grad = io->grad_dummy;
   io->flags = (loss != NULL ? AG_MPOL_TERMS : 0) | (grad != NULL ? AG_MPOL_GRAD : 0) |
               ((flags & AG_LOSS_ACCUMULATE) ? AG_MPOL_ACCUMULATE : 0);
-  return st;
+  return st == AG_OK ? AG_OK : ag__prefix(st, fn);
 }
 
 static ag_status io_end(const char *fn, ag_queue *q, ag_status st, loss_io *io, double scale, ag_array *loss,
@@ -84,12 +85,11 @@ ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *
   ag_array *count = NULL;
   size_t one = 1;
   loss_io io;
-  if ((st = ag_array_create(vis->dev, rt, 1, &one, &count)) != AG_OK) {
-    return st;
-  }
-  st = io_begin(vis, loss, grad, flags, &io);
-  if (st == AG_OK)
-    st = ag_sum(q, mask, AG_AXIS_ALL, count);
+  if ((st = ag_array_create(vis->dev, rt, 1, &one, &count)) != AG_OK)
+    return ag__prefix(st, fn);
+  st = io_begin(fn, vis, loss, grad, flags, &io);
+  if (st == AG_OK && (st = ag_sum(q, mask, AG_AXIS_ALL, count)) != AG_OK)
+    st = ag__prefix(st, fn);
   if (st == AG_OK) {
     char name[48], sb[8];
     ag__launch l = mpol_launch(fn, q, vis, "ag_mpol_nll", name, sizeof name);
@@ -108,7 +108,7 @@ ag_status ag_loss_sparsity(ag_queue *q, const ag_array *cube, double scale, ag_a
       (st = ag__loss_check_out(fn, "cube", cube, scale, loss, grad, flags)) != AG_OK)
     return st;
   loss_io io;
-  st = io_begin(cube, loss, grad, flags, &io);
+  st = io_begin(fn, cube, loss, grad, flags, &io);
   if (st == AG_OK) {
     char name[48], sb[8];
     ag__launch l = mpol_launch(fn, q, cube, "ag_mpol_sparsity", name, sizeof name);
@@ -132,7 +132,7 @@ ag_status ag_loss_entropy(ag_queue *q, const ag_array *cube, const ag_array *pri
   if ((st = ag__loss_check_out(fn, "cube", cube, scale, loss, grad, flags)) != AG_OK)
     return st;
   loss_io io;
-  st = io_begin(cube, loss, grad, flags, &io);
+  st = io_begin(fn, cube, loss, grad, flags, &io);
   if (st == AG_OK) {
     char name[48], sf[8], sb[8];
     ag__launch l = mpol_launch(fn, q, cube, "ag_mpol_entropy", name, sizeof name);
@@ -149,7 +149,7 @@ static ag_status variation(const char *fn, const char *base, ag_queue *q, const 
   if ((st = ag__loss_check_out(fn, "cube", cube, scale, loss, grad, flags)) != AG_OK)
     return st;
   loss_io io;
-  st = io_begin(cube, loss, grad, flags, &io);
+  st = io_begin(fn, cube, loss, grad, flags, &io);
   if (st == AG_OK) {
     char name[48], se[8], sb[8];
     ag__launch l = mpol_launch(fn, q, cube, base, name, sizeof name);
