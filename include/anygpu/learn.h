@@ -56,7 +56,9 @@ AG_API ag_status ag_activate(ag_queue *q, ag_activation act, const ag_array *x, 
 /** dx = dy * f'(x), one elementwise pass, with f' taken from the output y = f(x) (every
     activation's derivative is a function of its output: sigmoid y (1 - y), softplus
     1 - exp(-y), relu y > 0, tanh 1 - y^2, exp y, log exp(-y), identity 1). The derivatives
-    are PyTorch's: relu's is 0 at 0; softplus's is 1 above the threshold.
+    are PyTorch's: relu's is 0 at 0 (and passes dy where y is NaN); softplus's is 1 above the
+    threshold, which y tells apart as y > log1p(exp(20)) = 20 + 2.06e-9 (so for x in
+    (20, 20 + 2.06e-9] it is 1 - 2e-9 where PyTorch's is 1); log's is exp(-y).
     @param y   f(x), f32 or f64
     @param dy  the gradient with respect to y, y's shape and dtype
     @param dx  y's shape and dtype; may be dy */
@@ -64,13 +66,18 @@ AG_API ag_status ag_activate_grad(ag_queue *q, ag_activation act, const ag_array
                                   ag_array *dx);
 
 /** Softmax along @p axis (0 to ndim - 1): y = exp(x - max) / sum exp(x - max) over each line.
+    A line is one work-item's: one longer than the device's loop limit
+    (ag_device_info.max_loop_iterations, 65535 on llvmpipe) is AG_ERR_UNSUPPORTED. The same
+    holds for the three below.
     @param y  x's shape and dtype; may be x */
 AG_API ag_status ag_softmax(ag_queue *q, const ag_array *x, int axis, ag_array *y);
 /** Log-softmax along @p axis: y = x - max - log(sum exp(x - max)). */
 AG_API ag_status ag_logsoftmax(ag_queue *q, const ag_array *x, int axis, ag_array *y);
-/** The softmax's gradient from its output: dx = y (dy - sum(dy y)) over each line. */
+/** The softmax's gradient from its output: dx = y (dy - sum(dy y)) over each line; dx may be
+    dy. */
 AG_API ag_status ag_softmax_grad(ag_queue *q, const ag_array *y, const ag_array *dy, int axis, ag_array *dx);
-/** The log-softmax's gradient from its output: dx = dy - exp(y) sum(dy) over each line. */
+/** The log-softmax's gradient from its output: dx = dy - exp(y) sum(dy) over each line; dx
+    may be dy. */
 AG_API ag_status ag_logsoftmax_grad(ag_queue *q, const ag_array *y, const ag_array *dy, int axis,
                                     ag_array *dx);
 
@@ -88,7 +95,9 @@ AG_API ag_status ag_logsoftmax_grad(ag_queue *q, const ag_array *y, const ag_arr
 AG_API ag_status ag_loss_mse(ag_queue *q, const ag_array *yhat, const ag_array *y, double scale, ag_array *loss,
                              ag_array *grad, unsigned flags);
 
-/** Flux.logitcrossentropy: L = mean over the batch of -sum_c y_c logsoftmax(logits)_c.
+/** Flux.logitcrossentropy: L = mean over the batch of -sum_c y_c logsoftmax(logits)_c, and
+    dL/dlogits = (softmax(logits) sum_c y_c - y) / B. A row is one work-item's: more classes
+    than the device's loop limit is AG_ERR_UNSUPPORTED.
     @param logits  [B][C], the class axis last (Flux's columns are C's rows here)
     @param y       [B][C], one-hot or probabilities */
 AG_API ag_status ag_loss_logitcrossentropy(ag_queue *q, const ag_array *logits, const ag_array *y, double scale,
@@ -228,14 +237,17 @@ AG_API ag_status ag_dense_forward(ag_queue *q, const ag_array *x, const ag_array
                                   ag_activation act, ag_array *y);
 
 /** The gradients of a dense layer from its input x, its output y and dy = dL/dy:
-    dz = dy f'(y), dW = dz^T X, db = sum over the batch of dz, dX = dz W. dx, dw and db may each
-    be NULL when not wanted. */
+    dz = dy f'(y), dW = dz^T X, db = sum over the batch of dz, dX = dz W. dx ([B][in]), dw
+    ([out][in]) and db ([out]) may each be NULL when not wanted, but not all three
+    (AG_ERR_INVALID_ARGUMENT). They must not overlap the inputs. */
 AG_API ag_status ag_dense_backward(ag_queue *q, const ag_array *x, const ag_array *w, ag_activation act,
                                    const ag_array *y, const ag_array *dy, ag_array *dx, ag_array *dw, ag_array *db);
 
 /** Glorot (Xavier) uniform initialisation of w [fan_out][fan_in]: each element drawn from
     U(-s, s), s = sqrt(6 / (fan_in + fan_out)), from a generator seeded with @p seed. The same
-    seed gives the same values on every device. */
+    seed gives the same values on every device: they are drawn on the host (xoshiro256**
+    seeded by splitmix64, a double each, rounded for f32) and written to w, which returns once
+    they have been copied. w is 2-D, f32 or f64. */
 AG_API ag_status ag_glorot_uniform(ag_queue *q, ag_array *w, uint64_t seed);
 
 /* ---- batch stream ------------------------------------------------------------------------
@@ -249,7 +261,10 @@ typedef struct ag_batch_stream ag_batch_stream;
     n rows of @p y_row elements of @p y_dtype; both are borrowed for the stream's lifetime.
     Batches hold @p batch samples, the last of an epoch fewer. @p seed != 0 shuffles each
     epoch's order (a seeded generator: epoch e's order is the same on every run); 0 keeps the
-    data's order. The caller's: ag_batch_stream_destroy(). */
+    data's order. The rows may be of any dtype (nothing is computed on them); y_dtype and
+    y_row are ignored when y is NULL. A batch larger than n is cut to n. The stream holds a
+    queue of its own, two device buffers per array and their page-locked staging. The caller's:
+    ag_batch_stream_destroy(), which waits for the copies in flight. */
 AG_API ag_status ag_batch_stream_create(ag_device *dev, const void *x, ag_dtype x_dtype, size_t x_row,
                                         const void *y, ag_dtype y_dtype, size_t y_row, size_t n, size_t batch,
                                         uint64_t seed, ag_batch_stream **out);
@@ -259,7 +274,8 @@ AG_API ag_status ag_batch_stream_create(ag_device *dev, const void *x, ag_dtype 
     call. The call starts the transfer of the batch after it into the other buffer; the next
     call's transfer into this one waits for the work enqueued on q before that call. At the
     end of an epoch it sets *count to 0 (and the views to NULL), and the next call starts the
-    next epoch. */
+    next epoch. q NULL is the calling thread's default queue of the stream's device; a queue of
+    another device is AG_ERR_MISMATCH. y may be NULL when the caller does not want y's view. */
 AG_API ag_status ag_batch_stream_next(ag_batch_stream *s, ag_queue *q, ag_array **x, ag_array **y, size_t *count);
 
 AG_API void ag_batch_stream_destroy(ag_batch_stream *s);
