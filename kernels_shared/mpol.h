@@ -1,5 +1,5 @@
 /* kernels_shared/mpol.h - the mpol family: MPoL's losses with their gradients and the pieces of
-   its forward model (src/learn/mpol_loss.c, src/learn/mpol_model.c; docs/learn.md). Expanded
+   its forward model (src/learn/mpol.c; docs/learn.md). Expanded
    once per dtype (AG_TC, see variant.h): the likelihood's kernel and the Fourier cube's two
    helpers for c64 and c128, the rest for f32 and f64. All are AG_ITEMS kernels, an item per
    element; none uses atomics, so every result is the same from run to run.
