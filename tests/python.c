@@ -125,7 +125,7 @@ bool test_pyfai_available(char *why, size_t size) {
   return test_python_module("pyFAI", "pyFAI.version", "0.21.", "python3-pyfai", why, size);
 }
 
-void test_run_without_pyfai(Suite *own, const char *why) {
+void test_run_without(Suite *own, const char *peer, const char *why) {
   SRunner *sr = srunner_create(own);
   srunner_set_fork_status(sr, CK_FORK);
   srunner_run_all(sr, CK_NORMAL);
@@ -133,7 +133,7 @@ void test_run_without_pyfai(Suite *own, const char *why) {
   srunner_free(sr);
   if (failed != 0)
     exit(1);
-  printf("SKIP: the comparisons with pyFAI did not run: %s\n", why);
+  printf("SKIP: the comparisons with %s did not run: %s\n", peer, why);
   fflush(stdout);
   exit(77);
 }

@@ -31,9 +31,9 @@ bool test_python_module(const char *module, const char *version_expr, const char
 /* Whether python3 on PATH imports pyFAI 0.21 (test_python_module); if not, why, into @p why. */
 bool test_pyfai_available(char *why, size_t size);
 
-/* Without pyFAI: runs the suite @p own of the tcases that do not need it (Check, forking),
-   exits 1 if any failed, else prints "SKIP: ..." with @p why and exits 77 (meson's skip), so
-   that a comparison that did not run is never reported as passed. */
-void test_run_without_pyfai(Suite *own, const char *why);
+/* Without the Python @p peer (pyFAI, PyTorch): runs the suite @p own of the tcases that do not
+   need it (Check, forking), exits 1 if any failed, else prints "SKIP: ..." with @p why and
+   exits 77 (meson's skip), so that a comparison that did not run is never reported as passed. */
+void test_run_without(Suite *own, const char *peer, const char *why);
 
 #endif

@@ -733,5 +733,5 @@ void suite_build(Suite *s, const char *backend) {
   }
   if (pyfai)
     return;
-  test_run_without_pyfai(own, why);
+  test_run_without(own, "pyFAI", why);
 }

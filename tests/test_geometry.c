@@ -742,5 +742,5 @@ void suite_build(Suite *s, const char *backend) {
     add_core_test(s, "the arrays agree with pyFAI 0.21.3 for a tilted Eiger 1M", pyfai_agrees_for_a_tilted_eiger);
     return;
   }
-  test_run_without_pyfai(own, why);
+  test_run_without(own, "pyFAI", why);
 }

@@ -1228,15 +1228,5 @@ void suite_build(Suite *s, const char *backend) {
     add_device_test(s, "nn matches PyTorch autograd", nn_matches_pytorch_autograd);
     return;
   }
-  /* without torch: the other tcases run, then the executable reports SKIP with the reason */
-  SRunner *sr = srunner_create(own);
-  srunner_set_fork_status(sr, CK_FORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  if (failed != 0)
-    exit(1);
-  printf("SKIP: the comparison with PyTorch did not run: %s\n", why);
-  fflush(stdout);
-  exit(77);
+  test_run_without(own, "PyTorch", why);
 }

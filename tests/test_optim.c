@@ -589,22 +589,6 @@ START_TEST(optimiser_defaults_are_the_references) {
 }
 END_TEST
 
-/* Without torch: runs @p own, the tcases that do not need it, and exits 1 if any failed, else
-   77 (meson's skip) with @p why, so that the comparison that did not run never reads as passed
-   (test_run_without_pyfai's way). */
-static void run_without_torch(Suite *own, const char *why) {
-  SRunner *sr = srunner_create(own);
-  srunner_set_fork_status(sr, CK_FORK);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  if (failed != 0)
-    exit(1);
-  printf("SKIP: the comparison with PyTorch did not run: %s\n", why);
-  fflush(stdout);
-  exit(77);
-}
-
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0) {
     add_core_test(s, "optimiser defaults are the references'", optimiser_defaults_are_the_references);
@@ -621,6 +605,6 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(own, "steps are counted and optimisers freed", steps_are_counted_and_optimisers_freed);
   add_device_test(own, "steps run on any queue of the device", steps_run_on_any_queue_of_the_device);
   if (!torch)
-    run_without_torch(own, why);
+    test_run_without(own, "PyTorch", why);
   add_device_test(s, "torch trajectories match PyTorch", torch_trajectories_match_pytorch);
 }
