@@ -6,6 +6,16 @@
 
 #include "launch.h"
 
+ag__val ag__real_val(ag_dtype t, double value, void *bytes) {
+  if (ag__dtype_real(t) == AG_F32) {
+    float f = (float)value;
+    memcpy(bytes, &f, sizeof f);
+    return (ag__val){bytes, sizeof f};
+  }
+  memcpy(bytes, &value, sizeof value);
+  return (ag__val){bytes, sizeof value};
+}
+
 uint64_t ag__loop_items(const ag_device *dev, uint64_t steps) {
   uint64_t limit = dev->info.max_loop_iterations;
   return limit == 0 ? 1 : (steps + limit - 1) / limit;

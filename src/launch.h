@@ -15,6 +15,10 @@ typedef struct ag__val {
   size_t size;
 } ag__val;
 
+/* @p value as a kernel value in the real precision of dtype @p t (f32 for f32 and c64, f64
+   for the others), its bytes written to @p bytes (8 of them), which must outlive the launch. */
+ag__val ag__real_val(ag_dtype t, double value, void *bytes);
+
 /* One argument: an array (its buffer, then the offset of its first element), a whole buffer,
    or a value. */
 typedef struct ag__op_arg {

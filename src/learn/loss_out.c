@@ -6,10 +6,6 @@
 #include "../array.h"
 #include "../error.h"
 
-ag_dtype ag__loss_real(ag_dtype t) {
-  return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t;
-}
-
 ag_status ag__loss_check_out(const char *fn, const char *xname, const ag_array *x, double scale,
                              const ag_array *loss, const ag_array *grad, unsigned flags) {
   ag_status st;
@@ -24,7 +20,7 @@ ag_status ag__loss_check_out(const char *fn, const char *xname, const ag_array *
     if ((st = ag__check_array(fn, "loss", loss)) != AG_OK ||
         (st = ag__check_same_device(fn, xname, x, "loss", loss)) != AG_OK)
       return st;
-    ag_dtype want = ag__loss_real(x->dtype);
+    ag_dtype want = ag__dtype_real(x->dtype);
     if (loss->dtype != want || loss->size != 1)
       return ag__error(AG_ERR_MISMATCH, "%s: loss must be one %s (the real dtype of %s's %s); it is %s of %zu", fn,
                        ag_dtype_name(want), xname, ag_dtype_name(x->dtype), ag_dtype_name(loss->dtype),

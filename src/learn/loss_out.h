@@ -5,9 +5,6 @@
 
 #include <anygpu.h>
 
-/* The real dtype of @p t's precision (c64 -> f32, c128 -> f64; f32, f64 as they are). */
-ag_dtype ag__loss_real(ag_dtype t);
-
 /* Checks a loss's outputs against its input @p x (named @p xname): loss NULL or {1} of x's real
    dtype on x's device; grad NULL or x's shape, dtype and device; not both NULL; scale finite;
    flags only AG_LOSS_ACCUMULATE. x itself has been checked by the caller. */

@@ -50,18 +50,6 @@ static ag_status check_operand(const char *fn, const char *name, const ag_array 
   return AG_OK;
 }
 
-/* @p value as a kernel argument in the precision of dtype @p t (f32 for f32 and c64, f64 for
-   f64 and c128), its bytes in @p bytes (8 of them). */
-static ag__val real_arg(ag_dtype t, double value, char *bytes) {
-  if (ag__dtype_real(t) == AG_F32) {
-    float f = (float)value;
-    memcpy(bytes, &f, sizeof f);
-    return (ag__val){bytes, sizeof f};
-  }
-  memcpy(bytes, &value, sizeof value);
-  return (ag__val){bytes, sizeof value};
-}
-
 /* ---- the losses ------------------------------------------------------------------------- */
 
 /* What a loss's kernel writes into: the terms (x's size in the loss's real dtype, or one
@@ -77,7 +65,7 @@ static ag_status io_begin(const char *fn, const ag_array *x, ag_array *loss, ag_
                          loss_io *io) {
   *io = (loss_io){.grad = grad};
   size_t one = 1;
-  ag_status st = ag_array_create(x->dev, ag__loss_real(x->dtype), 1, loss != NULL ? &x->size : &one, &io->terms);
+  ag_status st = ag_array_create(x->dev, ag__dtype_real(x->dtype), 1, loss != NULL ? &x->size : &one, &io->terms);
   if (st == AG_OK && grad == NULL)
     st = ag_array_create(x->dev, x->dtype, 1, &one, &io->grad_dummy), io->grad = io->grad_dummy;
   io->flags = (loss != NULL ? AG_MPOL_TERMS : 0) | (grad != NULL ? AG_MPOL_GRAD : 0) |
@@ -117,7 +105,7 @@ ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *
       (st = ag__check_same_shape(fn, "vis", vis, "weight", weight)) != AG_OK ||
       (st = ag__check_same_shape(fn, "vis", vis, "mask", mask)) != AG_OK)
     return st;
-  ag_dtype rt = ag__loss_real(vis->dtype);
+  ag_dtype rt = ag__dtype_real(vis->dtype);
   if (weight->dtype != rt)
     return ag__error(AG_ERR_MISMATCH, "%s: weight is %s; it must be %s, the real dtype of vis's %s", fn,
                      ag_dtype_name(weight->dtype), ag_dtype_name(rt), ag_dtype_name(vis->dtype));
@@ -139,7 +127,7 @@ ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *
   if (st == AG_OK) {
     char name[48], sb[8];
     ag__launch l = mpol_launch(fn, q, vis, "ag_mpol_nll", name, sizeof name);
-    st = launch_nll(&l, vis, data, weight, mask, count, real_arg(rt, scale, sb), io.flags, io.terms, io.grad);
+    st = launch_nll(&l, vis, data, weight, mask, count, ag__real_val(rt, scale, sb), io.flags, io.terms, io.grad);
   }
   st = io_end(fn, q, st, &io, scale, loss, flags);
   ag_array_free(count);
@@ -158,7 +146,7 @@ ag_status ag_loss_sparsity(ag_queue *q, const ag_array *cube, double scale, ag_a
   if (st == AG_OK) {
     char name[48], sb[8];
     ag__launch l = mpol_launch(fn, q, cube, "ag_mpol_sparsity", name, sizeof name);
-    st = launch_sparsity(&l, cube, real_arg(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
+    st = launch_sparsity(&l, cube, ag__real_val(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
   }
   return io_end(fn, q, st, &io, scale, loss, flags);
 }
@@ -182,8 +170,8 @@ ag_status ag_loss_entropy(ag_queue *q, const ag_array *cube, const ag_array *pri
   if (st == AG_OK) {
     char name[48], sf[8], sb[8];
     ag__launch l = mpol_launch(fn, q, cube, "ag_mpol_entropy", name, sizeof name);
-    st = launch_entropy(&l, cube, prior, real_arg(cube->dtype, 1.0 / tot_flux, sf),
-                        real_arg(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
+    st = launch_entropy(&l, cube, prior, ag__real_val(cube->dtype, 1.0 / tot_flux, sf),
+                        ag__real_val(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
   }
   return io_end(fn, q, st, &io, scale, loss, flags);
 }
@@ -199,8 +187,8 @@ static ag_status variation(const char *fn, const char *base, ag_queue *q, const 
   if (st == AG_OK) {
     char name[48], se[8], sb[8];
     ag__launch l = mpol_launch(fn, q, cube, base, name, sizeof name);
-    st = launch_tv(&l, cube, (uint64_t)cube->shape[1], (uint64_t)cube->shape[2], real_arg(cube->dtype, eps, se),
-                   real_arg(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
+    st = launch_tv(&l, cube, (uint64_t)cube->shape[1], (uint64_t)cube->shape[2], ag__real_val(cube->dtype, eps, se),
+                   ag__real_val(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
   }
   return io_end(fn, q, st, &io, scale, loss, flags);
 }
@@ -303,7 +291,7 @@ ag_status ag_mpol_fourier_cube(ag_queue *q, const ag_array *packed, double cell_
      where a real FFT would need a second pass to fill in the Hermitian half. */
   char name[48], sb[8];
   ag__launch l = mpol_launch(fn, q, vis, "ag_mpol_widen", name, sizeof name);
-  if ((st = launch_widen(&l, packed, real_arg(vis->dtype, cell_size * cell_size, sb), vis)) != AG_OK)
+  if ((st = launch_widen(&l, packed, ag__real_val(vis->dtype, cell_size * cell_size, sb), vis)) != AG_OK)
     return st;
   st = ag_fft(q, vis, 2, AG_FFT_BACKWARD, vis);
   return st == AG_OK ? AG_OK : ag__prefix(st, fn);
@@ -324,7 +312,7 @@ ag_status ag_mpol_fourier_cube_adjoint(ag_queue *q, const ag_array *dvis, double
   if (st == AG_OK) {
     char name[48], sb[8];
     ag__launch l = mpol_launch(fn, q, tmp, "ag_mpol_re", name, sizeof name);
-    st = launch_re(&l, tmp, real_arg(tmp->dtype, cell_size * cell_size, sb), dpacked);
+    st = launch_re(&l, tmp, ag__real_val(tmp->dtype, cell_size * cell_size, sb), dpacked);
   } else {
     st = ag__prefix(st, fn);
   }

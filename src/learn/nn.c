@@ -58,16 +58,6 @@ ag__launch ag__nn_launch(const char *fn, ag_queue *q, ag_device *dev, ag_dtype t
                       .form = form, .n = n};
 }
 
-ag__val ag__nn_val(ag_dtype t, double value, unsigned char *bytes) {
-  if (t == AG_F32) {
-    float f = (float)value;
-    memcpy(bytes, &f, sizeof f);
-    return (ag__val){bytes, sizeof f};
-  }
-  memcpy(bytes, &value, sizeof value);
-  return (ag__val){bytes, sizeof value};
-}
-
 /* ---- activations --------------------------------------------------------------------------- */
 
 ag_status ag_activate(ag_queue *q, ag_activation act, const ag_array *x, ag_array *y) {
@@ -198,7 +188,7 @@ ag_status ag_loss_mse(ag_queue *q, const ag_array *yhat, const ag_array *y, doub
     return st;
   /* d(mean(d^2))/d yhat = 2 d / n */
   unsigned char gb[8];
-  ag__val gscale = ag__nn_val(yhat->dtype, 2.0 * scale / (double)n, gb);
+  ag__val gscale = ag__real_val(yhat->dtype, 2.0 * scale / (double)n, gb);
   char name[48];
   ag__launch l = ag__nn_launch(fn, rq, yhat->dev, yhat->dtype, "ag_nn_mse", AG__FORM_EW, n, name);
   /* an output not wanted is stood in for by the other, which the kernel does not write there */
@@ -230,7 +220,7 @@ ag_status ag_loss_logitcrossentropy(ag_queue *q, const ag_array *logits, const a
   if ((st = make_terms(fn, logits, b, loss, &terms)) != AG_OK)
     return st;
   unsigned char gb[8];
-  ag__val gscale = ag__nn_val(logits->dtype, scale / (double)b, gb);
+  ag__val gscale = ag__real_val(logits->dtype, scale / (double)b, gb);
   char name[48];
   ag__launch l = ag__nn_launch(fn, rq, logits->dev, logits->dtype, "ag_nn_lce", AG__FORM_ITEMS, c == 0 ? 0 : b, name);
   st = launch_lce(&l, logits, y, (uint64_t)c, gscale, loss_flags(loss, grad, flags), terms ? terms : grad,

@@ -17,7 +17,4 @@ ag_status ag__nn_check_act(const char *fn, ag_activation act);
 ag__launch ag__nn_launch(const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, const char *base, ag__form form,
                          size_t n, char *name);
 
-/* @p value in dtype @p t (f32 or f64), in @p bytes (8), as a kernel's element-typed value. */
-ag__val ag__nn_val(ag_dtype t, double value, unsigned char *bytes);
-
 #endif

@@ -226,17 +226,6 @@ ag_status ag_optimizer_create(const ag_optim_options *opt, const ag_array *param
   return AG_OK;
 }
 
-/* @p v as a kernel value of dtype @p t (f32 or f64), in @p bytes. */
-static ag__val val(ag_dtype t, double v, unsigned char bytes[8]) {
-  if (t == AG_F32) {
-    float f = (float)v;
-    memcpy(bytes, &f, sizeof f);
-    return (ag__val){bytes, sizeof f};
-  }
-  memcpy(bytes, &v, sizeof v);
-  return (ag__val){bytes, sizeof v};
-}
-
 /* @p v rounded to the precision of dtype @p t. */
 static double in_precision(ag_dtype t, double v) { return t == AG_F32 ? (double)(float)v : v; }
 
@@ -257,18 +246,18 @@ static ag_status step_torch_sgd(const char *fn, ag_queue *q, ag_optimizer *o, ag
   char name[64];
   if (o->s1 == NULL) {
     ag__launch l = optim_launch(fn, q, o, "ag_optim_sgd", name, sizeof name);
-    return launch_sgd(&l, x, g, val(t, -p->lr, b_nlr), val(t, p->weight_decay, b_wd), flags);
+    return launch_sgd(&l, x, g, ag__real_val(t, -p->lr, b_nlr), ag__real_val(t, p->weight_decay, b_wd), flags);
   }
   ag__launch l = optim_launch(fn, q, o, "ag_optim_sgd_momentum", name, sizeof name);
-  return launch_sgd_momentum(&l, x, g, o->s1, val(t, -p->lr, b_nlr), val(t, p->weight_decay, b_wd),
-                             val(t, p->momentum, b_mom), val(t, 1 - p->dampening, b_omd), flags);
+  return launch_sgd_momentum(&l, x, g, o->s1, ag__real_val(t, -p->lr, b_nlr), ag__real_val(t, p->weight_decay, b_wd),
+                             ag__real_val(t, p->momentum, b_mom), ag__real_val(t, 1 - p->dampening, b_omd), flags);
 }
 
 static ag_status step_momentum_flux(const char *fn, ag_queue *q, ag_optimizer *o, ag_array *x, const ag_array *g) {
   unsigned char b_eta[8], b_rho[8];
   char name[64];
   ag__launch l = optim_launch(fn, q, o, "ag_optim_momentum_flux", name, sizeof name);
-  return launch_momentum_flux(&l, x, g, o->s1, val(o->dtype, o->opt.lr, b_eta), val(o->dtype, o->opt.momentum, b_rho));
+  return launch_momentum_flux(&l, x, g, o->s1, ag__real_val(o->dtype, o->opt.lr, b_eta), ag__real_val(o->dtype, o->opt.momentum, b_rho));
 }
 
 /* torch's Adam at step t = steps + 1: step_size = lr / (1 - beta1^t) and
@@ -281,9 +270,9 @@ static ag_status step_adam_torch(const char *fn, ag_queue *q, ag_optimizer *o, a
   double nss = -(p->lr / bc1), bc2s = sqrt(bc2);
   uint64_t flags = (p->maximize ? AG_OPTIM_F_MAXIMIZE : 0) | (p->weight_decay != 0 ? AG_OPTIM_F_DECAY : 0);
   unsigned char b_b1[8], b_omb1[8], b_b2[8], b_omb2[8], b_wd[8], b_nss[8], b_bc2s[8], b_eps[8];
-  ag__val vb1 = val(t, p->beta1, b_b1), vomb1 = val(t, 1 - p->beta1, b_omb1), vb2 = val(t, p->beta2, b_b2),
-          vomb2 = val(t, 1 - p->beta2, b_omb2), vwd = val(t, p->weight_decay, b_wd), vnss = val(t, nss, b_nss),
-          vbc2s = val(t, bc2s, b_bc2s), veps = val(t, p->eps, b_eps);
+  ag__val vb1 = ag__real_val(t, p->beta1, b_b1), vomb1 = ag__real_val(t, 1 - p->beta1, b_omb1), vb2 = ag__real_val(t, p->beta2, b_b2),
+          vomb2 = ag__real_val(t, 1 - p->beta2, b_omb2), vwd = ag__real_val(t, p->weight_decay, b_wd), vnss = ag__real_val(t, nss, b_nss),
+          vbc2s = ag__real_val(t, bc2s, b_bc2s), veps = ag__real_val(t, p->eps, b_eps);
   char name[64];
   if (p->amsgrad) {
     ag__launch l = optim_launch(fn, q, o, "ag_optim_adam_amsgrad", name, sizeof name);
@@ -303,8 +292,8 @@ static ag_status step_adam_flux(const char *fn, ag_queue *q, ag_optimizer *o, ag
   unsigned char b_eta[8], b_b1[8], b_b2[8], b_c1[8], b_c2[8], b_eps[8];
   char name[64];
   ag__launch l = optim_launch(fn, q, o, "ag_optim_adam_flux", name, sizeof name);
-  ag_status st = launch_adam_flux(&l, x, g, o->s1, o->s2, val(t, p->lr, b_eta), val(t, b1, b_b1), val(t, b2, b_b2),
-                                  val(t, 1 - bt1, b_c1), val(t, 1 - bt2, b_c2), val(t, p->eps, b_eps));
+  ag_status st = launch_adam_flux(&l, x, g, o->s1, o->s2, ag__real_val(t, p->lr, b_eta), ag__real_val(t, b1, b_b1), ag__real_val(t, b2, b_b2),
+                                  ag__real_val(t, 1 - bt1, b_c1), ag__real_val(t, 1 - bt2, b_c2), ag__real_val(t, p->eps, b_eps));
   if (st == AG_OK)
     o->bt1 = bt1, o->bt2 = bt2;
   return st;

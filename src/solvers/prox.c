@@ -70,17 +70,6 @@ static ag_status check_axis(const char *fn, const char *vn, const ag_array *v, i
                    v->ndim, v->ndim - 1, all_allowed ? ", or AG_AXIS_ALL" : "");
 }
 
-/* A real parameter in the precision of dtype @p t, in @p bytes (8). */
-static ag__val real_val(ag_dtype t, double value, unsigned char *bytes) {
-  if (ag__dtype_real(t) == AG_F32) {
-    float f = (float)value;
-    memcpy(bytes, &f, sizeof f);
-    return (ag__val){bytes, sizeof f};
-  }
-  memcpy(bytes, &value, sizeof value);
-  return (ag__val){bytes, sizeof value};
-}
-
 /* v as [outer][len][inner] around @p axis (AG_AXIS_ALL: one line of every element). */
 typedef struct lines {
   uint64_t outer, len, inner;
@@ -131,7 +120,7 @@ static ag_status l2_lines(const char *fn, ag_queue *q, const ag_array *v, bool u
   uint64_t count = ln.outer * ln.inner, limit = dev->info.max_loop_iterations;
   uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
   unsigned char pl1[8], pa[8];
-  ag__val vl1 = real_val(v->dtype, l1, pl1), va = real_val(v->dtype, alpha, pa);
+  ag__val vl1 = ag__real_val(v->dtype, l1, pl1), va = ag__real_val(v->dtype, alpha, pa);
   char name[64];
   /* One work-item per line, when no loop runs past the device's limit and the lines are short
      or many enough to keep the device busy; otherwise the norms from ag_nrm2 (a reduction
