@@ -250,7 +250,7 @@ static const struct {
     {"SLURM_LOCALID", "Slurm"},
 };
 
-static ag_status local_rank(const char *fn, const char *item, long *rank, const char **var) {
+static ag_status local_rank(const char *fn, const char *item, const char *source, long *rank, const char **var) {
   for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++) {
     const char *v = getenv(rank_vars[i].name);
     if (v == NULL || *v == '\0')
@@ -267,16 +267,17 @@ static ag_status local_rank(const char *fn, const char *item, long *rank, const 
     trimmed[len] = '\0';
     if (len + 1 == sizeof trimmed || !parse_index(trimmed, rank))
       return ag__error(AG_ERR_INVALID_ARGUMENT,
-                       "%s: \"%s\": %s=\"%.40s\" (%s) is not a local rank: expected a number from 0 to 1000000",
-                       fn, item, rank_vars[i].name, getenv(rank_vars[i].name), rank_vars[i].launcher);
+                       "%s: \"%s\" (from %s): %s=\"%.40s\" (%s) is not a local rank: expected a number from 0 "
+                       "to 1000000",
+                       fn, item, source, rank_vars[i].name, getenv(rank_vars[i].name), rank_vars[i].launcher);
     *var = rank_vars[i].name;
     return AG_OK;
   }
   return ag__error(AG_ERR_NO_DEVICE,
-                   "%s: \"%s\" needs the process's local rank, but none of LOCAL_RANK (torchrun), "
+                   "%s: \"%s\" (from %s) needs the process's local rank, but none of LOCAL_RANK (torchrun), "
                    "OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), SLURM_LOCALID (Slurm) is set: start the "
                    "program with one of these launchers, or name a device",
-                   fn, item);
+                   fn, item, source);
 }
 
 /* Appends @p d to @p devs unless it is there already. */
@@ -341,7 +342,7 @@ static ag_status resolve_item(const char *fn, const char *item, const char *whol
   } else if (sp.pick == PICK_LOCAL_RANK) {
     long rank = 0;
     const char *var = NULL;
-    st = local_rank(fn, item, &rank, &var);
+    st = local_rank(fn, item, source, &rank, &var);
     if (st == AG_OK) {
       chosen = from[rank % nfrom];
       ag__log(AG__LOG_INFO, "%s: \"%s\": %s=%ld of %d devices is %s (%s)", fn, item, var, rank, nfrom,
