@@ -293,14 +293,11 @@ static void add_device(ag_device **devs, int *n, ag_device *d) {
 static ag_status resolve_item(const char *fn, const char *item, const char *whole, const char *source,
                               ag_device **devs, int *n) {
   spec sp;
-  if (item[0] == '\0' || !parse_spec(item, &sp)) {
-    if (strcmp(item, whole) == 0)
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: malformed device spec \"%s\" (from %s): expected " GRAMMAR,
-                       fn, whole, source);
-    return ag__error(AG_ERR_INVALID_ARGUMENT,
-                     "%s: malformed item \"%s\" in device spec \"%s\" (from %s): expected " GRAMMAR, fn, item,
-                     whole, source);
-  }
+  /* One form of message whether the spec is one item or a list: the whole spec quoted, as a
+     single spec's has always been, which a list of a few items keeps readable. */
+  if (item[0] == '\0' || !parse_spec(item, &sp))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: malformed device spec \"%s\" (from %s): expected " GRAMMAR,
+                     fn, whole, source);
 
   if (sp.pick == PICK_ONE && sp.kind == SPEC_AUTO) {
     const char *why;
