@@ -23,7 +23,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 8
+#define AG__BACKEND_ABI 9
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -291,6 +291,14 @@ typedef struct ag__backend {
      ordinary aligned memory. */
   ag_status (*host_alloc)(ag__bdevice *dev, size_t bytes, void **ptr, void **handle);
   void (*host_free)(ag__bdevice *dev, void *ptr, void *handle);
+
+  /* The free and total bytes of @p dev's memory as its driver counts them, every process's
+     use included, for ag_device_get_load and the by-load spec. It may make the device's
+     context current (CUDA) but must not allocate on the device. Any thread. Optional: NULL,
+     or AG_ERR_UNSUPPORTED from a device whose driver cannot say, makes the core count
+     anygpu's own pool in this process against global_memory instead (OpenCL, whose standard
+     has no such query). Other failures are the caller's AG_ERR_DEVICE. */
+  ag_status (*mem_info)(ag__bdevice *dev, size_t *free_bytes, size_t *total_bytes);
 
   /* ---- programs and kernels ------------------------------------------------------------- */
 

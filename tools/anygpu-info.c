@@ -7,17 +7,20 @@
 #include <anygpu.h>
 
 static const char usage[] =
-    "usage: anygpu-info [--json]\n"
+    "usage: anygpu-info [--json] [--selected]\n"
     "\n"
     "Prints what anygpu sees on this machine: its version, which backends loaded (and why the\n"
-    "others did not), every device in enumeration order, the device that ANYGPU_DEVICE (or\n"
-    "\"auto\") selects, and the ANYGPU_* environment variables in effect.\n"
+    "others did not), every device in enumeration order with its load, the device that\n"
+    "ANYGPU_DEVICE (or \"auto\") selects, and the ANYGPU_* environment variables in effect.\n"
     "\n"
-    "  --json   the same as one JSON object on stdout\n"
-    "  --help   this text\n"
+    "  --selected  only the device that ANYGPU_DEVICE selects: its spec and name on one line,\n"
+    "              or why none can be selected on stderr (exit status 1)\n"
+    "  --json      the same as one JSON object on stdout\n"
+    "  --help      this text\n"
     "\n"
     "Exit status: 0 on success, 1 when the default device cannot be selected (for instance a\n"
-    "bad ANYGPU_DEVICE) or no device can be enumerated, 2 on a bad option.\n";
+    "bad ANYGPU_DEVICE, or local-rank with no rank variable) or no device can be enumerated,\n"
+    "2 on a bad option.\n";
 
 /* The backends in enumeration order; ag_backend_unavailable_reason() takes these names. */
 static const char *const backend_names[] = {"host", "cuda", "opencl"};
@@ -44,6 +47,8 @@ typedef struct report {
   int device_count;
   ag_device_info *devices;
   const char **blas, **fft; /* each device's libraries; NULL: none */
+  ag_device_load *load;     /* each device's load (weights 0.5, 0.5, as by-load's) */
+  bool *load_ok;            /* false where the load could not be measured */
   char enum_error[1024];    /* why devices could not be enumerated; "" when they could */
   bool default_ok;
   ag_device_info default_info;
@@ -79,7 +84,9 @@ static void gather(report *r) {
   r->devices = n > 0 ? calloc((size_t)n, sizeof *r->devices) : NULL;
   r->blas = n > 0 ? calloc((size_t)n, sizeof *r->blas) : NULL;
   r->fft = n > 0 ? calloc((size_t)n, sizeof *r->fft) : NULL;
-  if (r->blas == NULL || r->fft == NULL) {
+  r->load = n > 0 ? calloc((size_t)n, sizeof *r->load) : NULL;
+  r->load_ok = n > 0 ? calloc((size_t)n, sizeof *r->load_ok) : NULL;
+  if (r->blas == NULL || r->fft == NULL || r->load == NULL || r->load_ok == NULL) {
     free(r->devices);
     r->devices = NULL;
   }
@@ -91,6 +98,7 @@ static void gather(report *r) {
     }
     r->blas[i] = ag_blas_provider(dev);
     r->fft[i] = ag_fft_provider(dev);
+    r->load_ok[i] = ag_device_get_load(dev, 0.5, 0.5, &r->load[i]) == AG_OK;
     r->device_count = i + 1;
   }
   if (n > 0 && r->devices == NULL)
@@ -163,13 +171,16 @@ static void print_summary(const report *r) {
     wtype = imax(wtype, (int)strlen(type_name(d->type)));
     wmem = imax(wmem, (int)strlen(mem));
   }
-  printf("    %-2s  %-*s  %-*s  %*s  %5s  %4s  %s\n", "#", wspec, "spec", wtype, "type", wmem, "memory",
-         "units", "fp64", "name");
+  printf("    %-2s  %-*s  %-*s  %*s  %5s  %4s  %5s  %s\n", "#", wspec, "spec", wtype, "type", wmem, "memory",
+         "units", "fp64", "load", "name");
   for (int i = 0; i < r->device_count; i++) {
     const ag_device_info *d = &r->devices[i];
     human_bytes(d->global_memory, mem, sizeof mem);
-    printf("    %-2d  %-*s  %-*s  %*s  %5d  %4s  %s\n", i, wspec, d->spec, wtype, type_name(d->type), wmem,
-           mem, d->compute_units, d->fp64 ? "yes" : "no", d->name);
+    char load[16] = "?";
+    if (r->load_ok[i])
+      snprintf(load, sizeof load, "%.3f", r->load[i].weighted);
+    printf("    %-2d  %-*s  %-*s  %*s  %5d  %4s  %5s  %s\n", i, wspec, d->spec, wtype, type_name(d->type), wmem,
+           mem, d->compute_units, d->fp64 ? "yes" : "no", load, d->name);
   }
 }
 
@@ -177,6 +188,21 @@ static void print_bytes_row(const char *label, size_t bytes) {
   char h[32];
   human_bytes(bytes, h, sizeof h);
   printf("    %-22s%s (%zu bytes)\n", label, h, bytes);
+}
+
+/* "12.5% of 16 GiB in use (the driver's count); load 0.062", as by-load weighs it. */
+static void print_load(const ag_device_load *l, bool ok) {
+  if (!ok) {
+    printf("    %-22s%s\n", "load", "cannot be measured");
+    return;
+  }
+  char used[32], total[32];
+  human_bytes(l->memory_used, used, sizeof used);
+  human_bytes(l->memory_total, total, sizeof total);
+  printf("    %-22s%s of %s (%.1f%%), %s\n", "memory in use", used, total, 100 * l->memory,
+         l->memory_from_driver ? "as the driver counts it" : "in anygpu's pool in this process");
+  printf("    %-22s%.3f (memory and processor weighted 0.5 each; processor %s)\n", "load", l->weighted,
+         l->processor_known ? "measured" : "not measured, counted as idle");
 }
 
 static void print_device(int index, const ag_device_info *d, const char *blas, const char *fft) {
@@ -221,8 +247,10 @@ static void print_text(const report *r) {
     printf("    error: %s\n", r->enum_error);
   if (r->device_count > 0)
     print_summary(r);
-  for (int i = 0; i < r->device_count; i++)
+  for (int i = 0; i < r->device_count; i++) {
     print_device(i, &r->devices[i], r->blas[i], r->fft[i]);
+    print_load(&r->load[i], r->load_ok[i]);
+  }
 
   printf("\ndefault device (ag_device_select(NULL))\n");
   if (r->default_ok) {
@@ -341,7 +369,21 @@ static void print_json_device(int index, const ag_device_info *d, const char *bl
   json_string(blas);
   printf(", \"fft\": ");
   json_string(fft);
-  printf("}");
+}
+
+static void print_json_load(const ag_device_load *l, bool ok) {
+  if (!ok) {
+    printf(",\n     \"load\": null}");
+    return;
+  }
+  printf(",\n     \"load\": {\"memory_used\": %zu, \"memory_total\": %zu, \"memory_from_driver\": %s, "
+         "\"memory\": %.6f, \"processor\": ",
+         l->memory_used, l->memory_total, l->memory_from_driver ? "true" : "false", l->memory);
+  if (l->processor_known)
+    printf("%.6f", l->processor);
+  else
+    printf("null");
+  printf(", \"weighted\": %.6f}}", l->weighted);
 }
 
 static void print_json(const report *r) {
@@ -358,6 +400,7 @@ static void print_json(const report *r) {
   printf("  ],\n  \"devices\": [\n");
   for (int i = 0; i < r->device_count; i++) {
     print_json_device(i, &r->devices[i], r->blas[i], r->fft[i]);
+    print_json_load(&r->load[i], r->load_ok[i]);
     printf("%s\n", i + 1 < r->device_count ? "," : "");
   }
   printf("  ],\n");
@@ -389,11 +432,44 @@ static void print_json(const report *r) {
   printf("\n}\n");
 }
 
+/* --selected: the one device ag_device_select(NULL) gives, for scripts (CUDA_VISIBLE_DEVICES
+   style wrappers, job prologues) that must know it or stop. Nothing else is enumerated or
+   measured, so it is as quick as selecting is. */
+static int print_selected(bool json) {
+  ag_device *dev = NULL;
+  ag_device_info info;
+  if (ag_device_select(NULL, &dev) != AG_OK || ag_device_get_info(dev, &info) != AG_OK) {
+    if (json) {
+      printf("{\"selected\": null, \"error\": ");
+      json_string(ag_last_error());
+      printf("}\n");
+    }
+    fprintf(stderr, "anygpu-info: no device selected: %s\n", ag_last_error());
+    return 1;
+  }
+  if (json) {
+    printf("{\"selected\": ");
+    json_string(info.spec);
+    printf(", \"name\": ");
+    json_string(info.name);
+    printf("}\n");
+  } else {
+    printf("%s\t%s\n", info.spec, info.name);
+  }
+  if (fflush(stdout) != 0) {
+    perror("anygpu-info: stdout");
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
-  bool json = false;
+  bool json = false, selected = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = true;
+    } else if (strcmp(argv[i], "--selected") == 0) {
+      selected = true;
     } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       fputs(usage, stdout);
       return 0;
@@ -402,6 +478,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+
+  if (selected)
+    return print_selected(json);
 
   report r;
   gather(&r);
@@ -412,6 +491,8 @@ int main(int argc, char **argv) {
   free(r.devices);
   free(r.blas);
   free(r.fft);
+  free(r.load);
+  free(r.load_ok);
   if (fflush(stdout) != 0) {
     perror("anygpu-info: stdout");
     return 1;

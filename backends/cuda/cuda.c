@@ -441,6 +441,15 @@ static ag_status cu_mem_alloc(ag__bdevice *dev, size_t bytes, ag__bmem **out) {
   return AG_OK;
 }
 
+/* cuMemGetInfo answers for the current context's device, so the primary context is made
+   current (and retained, on first use) around it. */
+static ag_status cu_mem_info(ag__bdevice *dev, size_t *free_bytes, size_t *total_bytes) {
+  ag_status st = enter(dev);
+  if (st != AG_OK)
+    return st;
+  return leave(cu_check("cuMemGetInfo", cuMemGetInfo(free_bytes, total_bytes)));
+}
+
 /* The memory may still be in use by work enqueued on any queue of the device, other threads'
    included. cuMemFree promises only that it "may perform implicit synchronization", and our
    queues are non-blocking streams, which implicit synchronisation does not order anyway; so
@@ -787,6 +796,7 @@ static const ag__backend cuda_backend = {
     .mem_read = cu_mem_read,
     .mem_copy = cu_mem_copy,
     .mem_fill = cu_mem_fill,
+    .mem_info = cu_mem_info,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
     .program_build = ag__cuda_program_build,

@@ -92,6 +92,30 @@ static ag_status host_device_open(int index, ag__bdevice **dev, ag_device_info *
   return AG_OK;
 }
 
+/* The machine's memory as the kernel counts it: MemAvailable, not MemFree, since the page
+   cache the kernel would give back is not load. */
+static ag_status host_mem_info(ag__bdevice *dev, size_t *free_bytes, size_t *total_bytes) {
+  (void)dev;
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f == NULL)
+    return core->error(AG_ERR_UNSUPPORTED, "/proc/meminfo cannot be read");
+  unsigned long long total = 0, avail = 0;
+  bool have_total = false, have_avail = false;
+  char line[256];
+  while (fgets(line, sizeof line, f) != NULL) {
+    if (sscanf(line, "MemTotal: %llu kB", &total) == 1)
+      have_total = true;
+    else if (sscanf(line, "MemAvailable: %llu kB", &avail) == 1)
+      have_avail = true;
+  }
+  fclose(f);
+  if (!have_total || !have_avail || avail > total)
+    return core->error(AG_ERR_UNSUPPORTED, "/proc/meminfo gives no MemTotal and MemAvailable");
+  *total_bytes = (size_t)(total * 1024);
+  *free_bytes = (size_t)(avail * 1024);
+  return AG_OK;
+}
+
 /* ---- queues and events -------------------------------------------------------------------- */
 
 static ag_status host_queue_create(ag__bdevice *dev, ag__bqueue **q) {
@@ -427,6 +451,7 @@ static const ag__backend host_backend = {
     .mem_read = host_mem_read,
     .mem_copy = host_mem_copy,
     .mem_fill = host_mem_fill,
+    .mem_info = host_mem_info,
     .program_build = host_program_build,
     .program_release = host_program_release,
     .kernel_create = host_kernel_create,

@@ -659,6 +659,8 @@ static const ag__backend opencl_backend = {
     .name = "opencl",
     .device_traits = cl_device_traits,
     .fft_env = "ANYGPU_OPENCL_FFT",
+    /* No .mem_info: OpenCL has no standard free-memory query, so the core counts anygpu's own
+       pool against CL_DEVICE_GLOBAL_MEM_SIZE. */
     .dialect = AG__DIALECT_OPENCL,
     .probe = cl_probe,
     .device_open = cl_device_open,

@@ -61,12 +61,81 @@ AG_API ag_status ag_device_get(int index, ag_device **dev);
 
 /** The device a spec string names (grammar in docs/guide.md, "Devices"):
       auto | host | cpu | gpu | cuda[:N] | opencl[:N] | opencl:WORD[:N]
+    and the forms that name a set of devices (docs/multi-device.md): wildcards (`*`,
+    `gpu:*`, `opencl:pocl:*`), `by-load` and `local-rank` (alone or after gpu, cpu, cuda,
+    opencl or opencl:WORD), and comma-separated lists of any of these. For a spec that names a
+    set, ag_device_select gives the set's first device, as ag_device_set_select() orders it
+    (for `by-load` and `local-rank`, the one device they choose), so a program written for one
+    device runs unchanged under ANYGPU_DEVICE=local-rank; the choice is logged at
+    ANYGPU_LOG=info. Programs that use several devices call ag_device_set_select().
     @p spec NULL means $ANYGPU_DEVICE, or "auto" when that is unset or empty. *dev is the
     library's, the same pointer ag_device_get() gives for that device.
-    @return AG_ERR_INVALID_ARGUMENT for a malformed spec (the message shows the grammar);
-            AG_ERR_NO_DEVICE when nothing matches (the message lists the devices present and
-            why each unavailable backend is unavailable). Never falls back to another device. */
+    @return AG_ERR_INVALID_ARGUMENT for a malformed spec (the message shows the grammar) or a
+            malformed local rank variable; AG_ERR_NO_DEVICE when nothing matches (the message
+            lists the devices present and why each unavailable backend is unavailable), or for
+            `local-rank` when no local rank variable is set (the message names them). Never
+            falls back to another device. */
 AG_API ag_status ag_device_select(const char *spec, ag_device **dev);
+
+/** An ordered set of distinct devices, the caller's: free it with ag_device_set_free(). The
+    devices in it are the library's, as ever; the set only lists them. A set is not changed
+    after it is made, so any number of threads may read one at once. */
+typedef struct ag_device_set ag_device_set;
+
+/** The devices a spec names, in the order of its comma-separated items; a wildcard item adds
+    its devices in enumeration order; a device named twice is kept at its first place.
+      `*`                              every device, the host included
+      `gpu:*`, `cpu:*`, `cuda:*`,      every device of that type or backend, or whose names
+      `opencl:*`, `opencl:WORD:*`      contain WORD; none is not an error inside a list
+      `by-load`, `X:by-load`           the one device of X:* with the lowest weighted load
+                                       (ag_device_get_load, weights 0.5 and 0.5); bare
+                                       `by-load` chooses among the GPUs, or is the host when
+                                       there is none, as `auto` is
+      `local-rank`, `X:local-rank`     device rank % n of X:*'s n devices, the rank read from
+                                       LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID
+                                       (the first set of them); bare `local-rank` over the
+                                       GPUs, or the host when there is none
+    plus every single-device spec, which adds its device. @p spec NULL means $ANYGPU_DEVICE,
+    or "auto" when that is unset or empty.
+    @return AG_ERR_INVALID_ARGUMENT for a NULL @p set, a malformed spec or item (an empty item
+            between commas included) or a local rank variable that is not a number from 0 to
+            1000000; AG_ERR_NO_DEVICE when a single-device item matches nothing, when
+            `by-load` or `local-rank` has no device to choose from, when `local-rank` finds no
+            rank variable, or when the whole set is empty; AG_ERR_OUT_OF_MEMORY. *set is NULL
+            after a failure. */
+AG_API ag_status ag_device_set_select(const char *spec, ag_device_set **set);
+
+/** The number of devices in @p set (at least 1: an empty set is never made). */
+AG_API ag_status ag_device_set_count(const ag_device_set *set, int *count);
+
+/** Device @p index of @p set, in the set's order. *dev is the library's.
+    @return AG_ERR_OUT_OF_RANGE when index is not below ag_device_set_count(). */
+AG_API ag_status ag_device_set_get(const ag_device_set *set, int index, ag_device **dev);
+
+/** Frees @p set (not its devices, which are the library's). NULL is a no-op. */
+AG_API void ag_device_set_free(ag_device_set *set);
+
+/** How busy a device is, as ag_device_get_load() measures it. Fractions run from 0 to 1. */
+typedef struct ag_device_load {
+  size_t memory_total;     /* bytes: the driver's total where it reports free memory, else
+                              ag_device_info.global_memory */
+  size_t memory_used;      /* bytes in use: total minus the driver's free memory (every
+                              process's use), else anygpu's own pool in this process (bytes in
+                              use plus bytes cached, ag_device_pool_stats) */
+  bool memory_from_driver; /* memory_used came from the driver (CUDA, the host), not the pool */
+  double memory;           /* memory_used / memory_total */
+  double processor;        /* the processor's busy fraction; 0 where it cannot be measured */
+  bool processor_known;    /* false on every backend so far (docs/multi-device.md) */
+  double weighted;         /* (wproc * processor + wmem * memory) / (wproc + wmem) */
+} ag_device_load;
+
+/** Measures @p dev's load now, weighting as sporco's gpu_load(wproc, wmem) does. On CUDA the
+    free memory query makes the device's primary context current, creating it on first use
+    (a few hundred MiB of device memory, once per process and device).
+    @return AG_ERR_INVALID_ARGUMENT for a NULL @p dev or @p load, or weights that are negative,
+            not finite, or both zero (the message names wproc or wmem); AG_ERR_DEVICE when
+            the driver's query fails. */
+AG_API ag_status ag_device_get_load(const ag_device *dev, double wproc, double wmem, ag_device_load *load);
 
 /** Fills @p info, a copy the caller keeps: it holds no pointers into the library. */
 AG_API ag_status ag_device_get_info(const ag_device *dev, ag_device_info *info);
