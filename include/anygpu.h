@@ -38,6 +38,7 @@
 #include "anygpu/diffraction.h"
 #include "anygpu/azint.h"
 #include "anygpu/template.h"
+#include "anygpu/split.h"
 #include "anygpu/prox.h"
 #include "anygpu/solvers.h"
 #include "anygpu/learn.h"

@@ -145,6 +145,22 @@ AG_API ag_status ag_integrator_azimuthal(const ag_integrator *integ, double *cen
     @return AG_ERR_INVALID_ARGUMENT for NULL. */
 AG_API ag_status ag_integrator_csr(const ag_integrator *integ, const ag_csr **csr);
 
+/** Integrates @p n frames in host memory (each rows x cols elements of the real dtype
+    @p frames_dtype, one after the other) over every device of @p set, with ag_split_run()
+    (split.h): one integrator per device, made for @p poni and @p opt on that device's thread,
+    and chunks of @p chunk frames (0: 16) handed to the devices as they become free. Writes the
+    intensities, n x [npt_rad] or n x [npt_azim, npt_rad] values of the engine's dtype
+    (opt->dtype), to @p intensity. Each frame's result is what ag_integrate() gives for it on
+    the device that took its chunk: with devices that compute alike, identical to integrating
+    the whole stack on one of them. @p device_frames (optional, the set's count long) receives
+    how many frames each device integrated.
+    @return AG_ERR_INVALID_ARGUMENT for a NULL set, poni, opt, frames or intensity, or a
+            complex or unknown frames_dtype; otherwise as ag_integrator_create() and
+            ag_split_run(). */
+AG_API ag_status ag_integrate_split(const ag_device_set *set, const ag_poni *poni, const ag_integrate_options *opt,
+                                    const void *frames, ag_dtype frames_dtype, size_t n, size_t chunk,
+                                    void *intensity, size_t *device_frames);
+
 #ifdef __cplusplus
 }
 #endif
