@@ -28,6 +28,10 @@ def check(cond, what):
 
 def environment(**extra):
     env = {k: v for k, v in os.environ.items() if k not in OUTER_RANK_VARIABLES}
+    # Open MPI's shared-memory transport copies large messages (the gather) straight from the
+    # other process's memory, which a container without ptrace rights refuses; the copy
+    # through shared memory works everywhere.
+    env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
     env.update(extra)
     return env
 
