@@ -32,6 +32,9 @@ def environment(**extra):
     # other process's memory, which a container without ptrace rights refuses; the copy
     # through shared memory works everywhere.
     env.setdefault("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+    # In a sanitizer build, Open MPI's leaks are suppressed by its libraries' names (lsan.supp),
+    # which only a full unwind reaches past the components it has unloaded by then.
+    env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS"), "fast_unwind_on_malloc=0"]))
     env.update(extra)
     return env
 
