@@ -72,8 +72,9 @@ typedef struct ag_split_options {
 } ag_split_options;
 
 /** Runs @p n items through @p opt->run over every device of @p set. @p in holds n input items
-    (NULL: the batch has no input, and in_dtype and in_shape are not used); @p out receives n
-    results (NULL: none are copied back). Both are host memory of the caller's, borrowed for
+    (NULL: the batch has no input, and in_dtype, in_ndim and in_shape are not used); @p out
+    receives n results (NULL: none are copied back, and out_dtype, out_ndim and out_shape are
+    not used). Both are host memory of the caller's, borrowed for
     the call. n of 0 does nothing and succeeds (no callback is called).
     @return AG_ERR_INVALID_ARGUMENT for a NULL set, opt or run, a dtype outside ag_dtype, an
             ndim outside 0 to AG_MAX_DIMS - 1 or a zero dimension; AG_ERR_OUT_OF_RANGE when
