@@ -79,8 +79,9 @@ typedef struct ag_split_options {
             ndim outside 0 to AG_MAX_DIMS - 1 or a zero dimension; AG_ERR_OUT_OF_RANGE when
             n times an item's bytes overflows; AG_ERR_OUT_OF_MEMORY; otherwise the first
             failure of a callback or of a device's copies, its message prefixed with
-            "ag_split_run: device I (NAME), items [A, B): ". Results already copied out stay in
-            @p out; which chunks ran before a failure is not defined. */
+            "ag_split_run: device I (SPEC), items [A, B): " (SPEC as ag_device_info's spec;
+            "..., setup: " for setup()). Results already copied out stay in @p out; which
+            chunks ran before a failure is not defined. */
 AG_API ag_status ag_split_run(const ag_device_set *set, size_t n, const void *in, void *out,
                               const ag_split_options *opt);
 

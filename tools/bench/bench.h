@@ -52,6 +52,7 @@ typedef struct totals {
   bool any_template; /* a template matching table was printed */
   bool any_solvers;  /* a solvers table was printed */
   bool any_learn;    /* a learning table was printed */
+  bool any_multi;    /* a batch split table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -133,5 +134,12 @@ int peer_start_torch(const char *peer, const char *const args[3], coproc *c, cha
 int peer_file_save(const char *name, const char *path);
 int peer_folder_make(char *dir);
 void peer_folder_remove(char *dir, const char *const *files, size_t count);
+
+/* ---- the batch split row (multi.c) ------------------------------------------------------ */
+
+bool multi_selected(const char *only);
+int multi_child(const char *spec);
+int multi_sets(const char *self, const char *spec, const device_entry *devs, int ndev, bool csv, totals *tot);
+void multi_footer(const totals *tot);
 
 #endif
