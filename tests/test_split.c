@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -414,6 +416,32 @@ START_TEST(bad_arguments_are_refused_naming_them) {
   check_refused(set, huge, NULL, out, &o, AG_ERR_OUT_OF_RANGE, "n");
   check_calls(&r, 0, 0, 0, 0, "refused calls");
   ck_assert_msg(r.problem[0] == '\0', "%s", r.problem);
+  record_free(&r);
+  ag_device_set_free(set);
+}
+END_TEST
+
+/* CONTRACT BREACH, reported to the lead: split.h exempts only in_dtype and in_shape, and only
+   without input, from the checks ("NULL: the batch has no input, and in_dtype and in_shape are
+   not used"); for out it says only "NULL: none are copied back", so a bad out item is refused
+   there too. src/split.c checks the out item only when out is given, and runs the batch. Either
+   split.h says the same of out_dtype and out_shape, or ag_split_run checks them. */
+START_TEST(without_output_the_output_item_is_still_checked) {
+  ag_device_set *set = NULL;
+  CHECK_OK(ag_device_set_select("host", &set));
+  record r;
+  record_init(&r, set, 3, 0);
+  uint16_t in[3 * ITEM] = {0};
+  ag_split_options good = astype_options();
+  good.run = run_cb, good.user = &r;
+  ag_split_options o = good;
+  o.out_dtype = (ag_dtype)99;
+  check_refused(set, 3, in, NULL, &o, AG_ERR_INVALID_ARGUMENT, "out_dtype");
+  o = good, o.out_ndim = AG_MAX_DIMS;
+  check_refused(set, 3, in, NULL, &o, AG_ERR_INVALID_ARGUMENT, "out_ndim");
+  o = good, o.out_shape[0] = 0;
+  check_refused(set, 3, in, NULL, &o, AG_ERR_INVALID_ARGUMENT, "out_shape");
+  check_calls(&r, 0, 0, 0, 0, "refused calls");
   record_free(&r);
   ag_device_set_free(set);
 }
@@ -864,15 +892,22 @@ END_TEST
 
 /* ---- the suite ---------------------------------------------------------------------------- */
 
-/* The pocl devices in a child, so this process stays untouched (runner.h). */
-static int count_pocl(void *arg) {
-  (void)arg;
-  ag_device_set *set = NULL;
-  int n = 0;
-  if (ag_device_set_select("opencl:pocl:*", &set) == AG_OK)
-    ag_device_set_count(set, &n);
-  ag_device_set_free(set);
-  return n;
+/* The pocl devices, counted in a child so that this process stays untouched (runner.h); before
+   Check runs, where test_run_child's assertions could not report. */
+static int count_pocl(void) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    ag_device_set *set = NULL;
+    int n = 0;
+    if (ag_device_set_select("opencl:pocl:*", &set) == AG_OK)
+      ag_device_set_count(set, &n);
+    ag_device_set_free(set);
+    exit(n);
+  }
+  int status = 0;
+  return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 }
 
 void suite_build(Suite *s, const char *backend) {
@@ -880,13 +915,16 @@ void suite_build(Suite *s, const char *backend) {
     add_core_test(s, "bad arguments are refused naming them", bad_arguments_are_refused_naming_them);
     add_core_test(s, "an empty batch succeeds calling nothing", an_empty_batch_succeeds_calling_nothing);
     add_core_test(s, "without input the input item is not checked", without_input_the_input_item_is_not_checked);
+    /* CONTRACT BREACH: fails against src/split.c; see the test. */
+    add_core_test(s, "without output the output item is still checked",
+                  without_output_the_output_item_is_still_checked);
     add_core_test(s, "integrate_split arguments are checked", integrate_split_arguments_are_checked);
     return;
   }
   if (getenv("ANYGPU_TEST_MULTI") != NULL) {
     if (strcmp(backend, "opencl") != 0)
       return;
-    int n = test_run_child(count_pocl, NULL);
+    int n = count_pocl();
     if (n < 2) {
       printf("SKIP: two pocl devices are needed (POCL_DEVICES=\"pthread pthread\"), %d found\n", n);
       exit(77);
