@@ -890,6 +890,29 @@ START_TEST(a_failure_on_one_device_stops_both) {
 }
 END_TEST
 
+/* setup() fails on device 1: nothing runs there and its teardown() is not called, device 0's
+   is, and the message names device 1. */
+START_TEST(a_failing_setup_on_one_device_tears_down_the_other) {
+  ag_device_set *set = select_set("opencl:pocl:*");
+  record r;
+  record_init(&r, set, 40, 2);
+  ck_assert_int_eq(r.ndev, 2);
+  r.fail_device = 1;
+  r.fail_setup = true;
+  ag_status st = split_astype(&r, set, NULL, true, NULL);
+  ck_assert_msg(st == AG_ERR_INVALID_ARGUMENT, "returned %s, expected setup()'s AG_ERR_INVALID_ARGUMENT (\"%s\")",
+                ag_status_name(st), ag_last_error());
+  ck_assert_msg(strncmp(ag_last_error(), "ag_split_run: device 1 (", 24) == 0,
+                "the message \"%s\" should start with \"ag_split_run: device 1 (\"", ag_last_error());
+  CHECK_MESSAGE_HAS(r.callback_message);
+  ck_assert_msg(r.problem[0] == '\0', "%s", r.problem);
+  check_calls(&r, 0, 1, -1, 1, "device 1's failed setup()");
+  check_calls(&r, 1, 1, 0, 0, "device 1's failed setup()");
+  record_free(&r);
+  ag_device_set_free(set);
+}
+END_TEST
+
 /* ---- the suite ---------------------------------------------------------------------------- */
 
 /* The pocl devices, counted in a child so that this process stays untouched (runner.h); before
@@ -932,6 +955,8 @@ void suite_build(Suite *s, const char *backend) {
     add_core_test(s, "two devices give one device's results", two_devices_give_one_devices_results);
     add_core_test(s, "both devices run at once", both_devices_run_at_once);
     add_core_test(s, "a failure on one device stops both", a_failure_on_one_device_stops_both);
+    add_core_test(s, "a failing setup on one device tears down the other",
+                  a_failing_setup_on_one_device_tears_down_the_other);
     return;
   }
   add_device_test(s, "chunks of every size give the host's results", chunks_of_every_size_give_the_hosts_results);
