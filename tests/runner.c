@@ -285,3 +285,27 @@ int main(int argc, char **argv) {
     free(specs[i]);
   return failed == 0 ? 0 : 1;
 }
+
+void test_require_devices(const char *spec, int want) {
+  fflush(stdout);
+  fflush(stderr);
+  int n = 0, status = 0;
+  pid_t pid = fork();
+  if (pid == 0) {
+    ag_device_set *set = NULL;
+    if (ag_device_set_select(spec, &set) == AG_OK)
+      ag_device_set_count(set, &n);
+    ag_device_set_free(set);
+    exit(n);
+  }
+  if (pid > 0) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+      ;
+    n = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+  }
+  if (n < want) {
+    printf("SKIP: %d devices of \"%s\" are needed, %d found (POCL_DEVICES=\"pthread pthread\" gives pocl two)\n",
+           want, spec, n);
+    exit(77);
+  }
+}

@@ -62,6 +62,11 @@ size_t test_first_difference(const void *a, const void *b, size_t n);
    value, not through ck_assert. */
 int test_run_child(int (*fn)(void *arg), void *arg);
 
+/* For suite_build(), before Check runs: exits the test program with 77 (meson's skip), printing
+   why, unless @p spec names at least @p want devices. The devices are counted in a child, so
+   this process opens none. */
+void test_require_devices(const char *spec, int want);
+
 /* @p expr must return AG_OK. */
 #define CHECK_OK(expr)                                                                          \
   do {                                                                                          \

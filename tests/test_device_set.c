@@ -542,29 +542,6 @@ START_TEST(local_rank_spreads_processes_over_the_two_devices) {
 }
 END_TEST
 
-/* Counts the pocl devices in a child, so this process stays untouched; before Check runs,
-   so without test_run_child, whose assertions need a running test. */
-static int count_pocl(void) {
-  fflush(stdout);
-  fflush(stderr);
-  pid_t pid = fork();
-  if (pid < 0)
-    return 0;
-  if (pid == 0) {
-    ag_device_set *set = NULL;
-    int n = 0;
-    if (ag_device_set_select("opencl:pocl:*", &set) == AG_OK)
-      ag_device_set_count(set, &n);
-    ag_device_set_free(set);
-    exit(n);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return 0;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-}
-
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0) {
     add_core_test(s, "a single-device spec is a set of that device", a_single_device_spec_is_a_set_of_that_device);
@@ -587,11 +564,7 @@ void suite_build(Suite *s, const char *backend) {
   if (getenv("ANYGPU_TEST_MULTI") != NULL) {
     if (strcmp(backend, "opencl") != 0)
       return;
-    int n = count_pocl();
-    if (n < 2) {
-      printf("SKIP: two pocl devices are needed (POCL_DEVICES=\"pthread pthread\"), %d found\n", n);
-      exit(77);
-    }
+    test_require_devices("opencl:pocl:*", 2);
     add_core_test(s, "two pocl devices form their sets", two_pocl_devices_form_their_sets);
     add_core_test(s, "by-load chooses the device with less memory in use",
                   by_load_chooses_the_device_with_less_memory_in_use);

@@ -6,7 +6,7 @@
    in_dtype, stored one after the other) and gives n results (out_shape elements of out_dtype
    each). ag_split_run() cuts it into chunks of opt->chunk items and hands them out in order to
    the set's devices as each becomes free, so a faster device takes more chunks. Each device is
-   driven by a thread of its own with one queue for the chunks' work and a second for its
+   driven by a thread of its own (the calling thread when the set has one device) with one queue for the chunks' work and a second for its
    transfers, into two device buffers in turn (double-buffered): the next chunk is copied in,
    and the last one's results copied out, while the device works on the current one.
 
