@@ -39,6 +39,7 @@
 #include "anygpu/azint.h"
 #include "anygpu/template.h"
 #include "anygpu/split.h"
+#include "anygpu/dlpack.h"
 #include "anygpu/prox.h"
 #include "anygpu/solvers.h"
 #include "anygpu/learn.h"

@@ -1,0 +1,58 @@
+/* anygpu/dlpack.h — arrays exchanged with other array libraries (numpy, PyTorch, CuPy, JAX)
+   through DLPack 0.6 (dlpack/dlpack.h, Debian's libdlpack-dev), without copies.
+
+   This header names DLPack's struct only: a program that builds or reads the tensors includes
+   <dlpack/dlpack.h> itself, before or after this header.
+
+   Which devices: the host is kDLCPU; a CUDA device is kDLCUDA with its ordinal as device_id
+   (data a CUdeviceptr); an OpenCL device is kDLOpenCL with anygpu's OpenCL device index as
+   device_id (data the cl_mem handle, byte_offset the array's offset in it). A consumer that
+   does not take kDLOpenCL copies through the host instead (docs/python.md says how).
+
+   Layout: anygpu's arrays are dense and row-major. Exported tensors have strides NULL (compact
+   row-major, as DLPack 0.6 allows) and byte_offset the array's offset in its buffer. Imported
+   tensors must be compact row-major: strides NULL or equal to the row-major strides, with any
+   stride allowed for a dimension of size 1.
+
+   Synchronisation: DLPack's C structs carry no stream. The exporter's pending work must have
+   finished before a consumer reads: call ag_queue_finish() (or wait for an event) on the
+   queues that wrote the array before handing the tensor over; likewise the producer's work
+   must be finished before an imported tensor is used on an anygpu queue. */
+#ifndef ANYGPU_DLPACK_H
+#define ANYGPU_DLPACK_H
+
+#include "array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct DLManagedTensor;
+
+/** A DLPack tensor that shares @p a's memory: no copy. The tensor is the caller's (hand it to
+    a consumer, which calls its deleter once); it keeps the memory alive after @p a is freed,
+    as a view does. shape holds ag_array_ndim(a) values (a 0-d tensor for a 0-d array).
+    dtype: u8, u16, u32 → kDLUInt 8, 16, 32; i32 → kDLInt 32; f32, f64 → kDLFloat 32, 64;
+    c64, c128 → kDLComplex 64, 128; lanes 1.
+    @return AG_ERR_INVALID_ARGUMENT for NULL; AG_ERR_OUT_OF_MEMORY. An empty array (no
+            elements) gives a tensor with data NULL. */
+AG_API ag_status ag_array_to_dlpack(const ag_array *a, struct DLManagedTensor **out);
+
+/** An array over @p t's memory, without copying, on the anygpu device that t's device names:
+    kDLCPU and kDLCUDAHost → the host; kDLCUDA n → cuda:n; kDLOpenCL n → opencl:n (its cl_mem
+    must belong to anygpu's context for that device, as tensors from ag_array_to_dlpack do).
+    On success the array owns @p t: t's deleter is called once the array and all its views
+    are freed and the work enqueued on them has finished. On failure t is left to the caller,
+    untouched.
+    @return AG_ERR_INVALID_ARGUMENT for NULL, or a dtype anygpu has no counterpart for (bool,
+            bfloat, i8, i16, i64, u64, f16, lanes other than 1: the message names it);
+            AG_ERR_UNSUPPORTED for strides that are not compact row-major, more than
+            AG_MAX_DIMS dimensions, or a cl_mem of another context; AG_ERR_NO_DEVICE when the
+            device it names is not present (the message names it); AG_ERR_OUT_OF_MEMORY. */
+AG_API ag_status ag_array_from_dlpack(struct DLManagedTensor *t, ag_array **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
