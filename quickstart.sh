@@ -24,8 +24,10 @@ esac
 # anygpu-integrate reads (and h5py, with which its test writes an HDF5 file); pyopencl, for
 # pyFAI's OpenCL integrator, the peer of anygpu-bench's azint rows on OpenCL devices; PyTorch
 # (CPU), the reference for the learning layer's gradients and optimisers and its rows' peer;
-# Open MPI, for examples/mpi_integrate and its test under mpirun (the library does not link it).
-packages="gcc libc6-dev meson ninja-build pkg-config python3 python3-numpy python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl python3-torch libhdf5-dev
+# Open MPI, for examples/mpi_integrate and its test under mpirun (the library does not link it);
+# CMake, which writes the CMake package's version file and builds the test's CMake project
+# against the installed library.
+packages="gcc libc6-dev meson ninja-build pkg-config cmake python3 python3-numpy python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl python3-torch libhdf5-dev
 libopenblas-dev libfftw3-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
 mesa-opencl-icd clinfo check libsubunit-dev oclgrind
