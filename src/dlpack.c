@@ -256,8 +256,6 @@ ag_status ag_array_from_dlpack(DLManagedTensor *t, ag_array **out) {
 
 #else
 
-struct DLManagedTensor;
-
 static ag_status without(const char *fn) {
   return ag__error(AG_ERR_UNSUPPORTED, "%s: anygpu was built without dlpack/dlpack.h (Debian's libdlpack-dev)", fn);
 }
