@@ -14,7 +14,7 @@ demo | test) ;;
   ;;
 esac
 
-# Build tools; OpenBLAS and FFTW for the host; the OpenCL loader and headers, CLBlast, clFFT
+# Build tools; OpenBLAS and FFTW for the host; DLPack's header (dlpack.h); the OpenCL loader and headers, CLBlast, clFFT
 # and VkFFT for the OpenCL backend; two CPU OpenCL implementations, pocl and Mesa's rusticl
 # (enabled with RUSTICL_ENABLE=llvmpipe; the tests do), so the OpenCL backend runs on any
 # machine; Check and oclgrind (which checks the kernels for races and uninitialised reads)
@@ -26,9 +26,9 @@ esac
 # (CPU), the reference for the learning layer's gradients and optimisers and its rows' peer;
 # Open MPI, for examples/mpi_integrate and its test under mpirun (the library does not link it);
 # CMake, which writes the CMake package's version file and builds the test's CMake project
-# against the installed library.
+# against the installed library; DLPack's header, for ag_array_to_dlpack / ag_array_from_dlpack.
 packages="gcc libc6-dev meson ninja-build pkg-config cmake python3 python3-numpy python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl python3-torch libhdf5-dev
-libopenblas-dev libfftw3-dev
+libopenblas-dev libfftw3-dev libdlpack-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
 mesa-opencl-icd clinfo check libsubunit-dev oclgrind
 libopenmpi-dev openmpi-bin"

@@ -23,13 +23,15 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 9
+#define AG__BACKEND_ABI 10
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
 typedef struct ag__bqueue ag__bqueue;   /* OpenCL command queue, CUDA stream, host queue */
 typedef struct ag__bevent ag__bevent;
-typedef struct ag__bmem ag__bmem;       /* device memory: cl_mem, CUdeviceptr, host pointer */
+/* Device memory: the native handle itself, cast (cl_mem, CUdeviceptr, host pointer). The core
+   relies on that where it hands memory to other libraries (DLPack's data, src/dlpack.c). */
+typedef struct ag__bmem ag__bmem;
 typedef struct ag__bprogram ag__bprogram;
 typedef struct ag__bkernel ag__bkernel;
 
@@ -299,6 +301,21 @@ typedef struct ag__backend {
      anygpu's own pool in this process against global_memory instead (OpenCL, whose standard
      has no such query). Other failures are the caller's AG_ERR_DEVICE. */
   ag_status (*mem_info)(ag__bdevice *dev, size_t *free_bytes, size_t *total_bytes);
+
+  /* ---- memory shared with other libraries (DLPack, src/dlpack.c) ------------------------ */
+
+  /* DLPack's device type for this backend's devices (DLDeviceType: kDLCPU 1, kDLCUDA 2,
+     kDLOpenCL 4), whose device_id is the index device_open was given; 0: none, and the core
+     neither exports nor imports memory of this backend. */
+  int dlpack_device_type;
+  /* Memory another library allocated on @p dev, named by its native handle @p native (what
+     DLPack's data holds: a host pointer, a CUdeviceptr, a cl_mem), as this backend's handle,
+     once it has checked that the memory is @p dev's and holds at least @p bytes: a cl_mem of
+     the device's own context (AG_ERR_UNSUPPORTED for another's), a CUdeviceptr of its primary
+     context. The memory stays the other library's: the core never passes the handle to
+     mem_free, and tells that library when its work on it is done. Any thread. Optional: NULL
+     means the backend's devices import no memory (AG_ERR_UNSUPPORTED). */
+  ag_status (*mem_borrow)(ag__bdevice *dev, void *native, size_t bytes, ag__bmem **mem);
 
   /* ---- programs and kernels ------------------------------------------------------------- */
 

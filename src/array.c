@@ -198,6 +198,27 @@ ag_status ag_array_create(ag_device *dev, ag_dtype t, int ndim, const size_t *sh
   return AG_OK;
 }
 
+ag_status ag__array_over(const char *fn, ag_buffer *buf, size_t offset, ag_dtype t, int ndim, const size_t *shape,
+                         ag_array **out) {
+  size_t count;
+  ag_status st = check_shape(fn, t, ndim, shape, &count);
+  if (st != AG_OK)
+    return st;
+  ag_array *a = array_new(buf->dev, t, ndim, shape, count);
+  ag__storage *store = malloc(sizeof *store);
+  if (a == NULL || store == NULL) {
+    free(a);
+    free(store);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  }
+  store->buf = buf;
+  atomic_init(&store->refs, 1);
+  a->store = store;
+  a->offset = offset;
+  *out = a;
+  return AG_OK;
+}
+
 ag_status ag_array_from_host(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, const void *data,
                              ag_array **out) {
   static const char fn[] = "ag_array_from_host";

@@ -21,6 +21,12 @@ struct ag_array {
   size_t offset;       /* of the first element, in elements from the buffer's start */
 };
 
+/* A new array over @p buf, which it owns from here on success (freeing the array's last view
+   frees it), from element @p offset; @p shape must hold at least one element and fit in buf.
+   Errors name @p fn. */
+ag_status ag__array_over(const char *fn, ag_buffer *buf, size_t offset, ag_dtype t, int ndim, const size_t *shape,
+                         ag_array **out);
+
 bool ag__dtype_valid(ag_dtype t);
 bool ag__dtype_is_complex(ag_dtype t);
 bool ag__dtype_is_float(ag_dtype t);   /* f32, f64 */

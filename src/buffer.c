@@ -35,9 +35,46 @@ ag_status ag_buffer_alloc(ag_device *dev, size_t bytes, ag_buffer **buf) {
   return AG_OK;
 }
 
+ag_status ag__buffer_borrow(ag_device *dev, ag__bmem *mem, size_t bytes, void (*release)(void *ctx), void *ctx,
+                            ag_buffer **out) {
+  ag_buffer *b = calloc(1, sizeof *b);
+  if (b == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory");
+  b->dev = dev;
+  b->mem = mem;
+  b->size = bytes;
+  atomic_init(&b->last, NULL);
+  b->release = release;
+  b->release_ctx = ctx;
+  *out = b;
+  return AG_OK;
+}
+
+/* Borrowed memory goes back to its owner only once the work last enqueued on it has finished,
+   so this waits for that work. When no event can be recorded to wait for, the owner is never
+   told: its memory stays alive rather than be freed under work that may still run. */
+static void buffer_return(ag_buffer *buf) {
+  ag__bevent *done = NULL;
+  ag_status st = ag__buffer_retire(buf, &done);
+  if (st == AG_OK && done != NULL) {
+    st = buf->dev->be->event_wait(done);
+    buf->dev->be->event_destroy(done);
+  }
+  if (st == AG_OK)
+    buf->release(buf->release_ctx);
+  else
+    ag__log(AG__LOG_WARN, "ag_buffer_free: borrowed memory on %s is kept, not returned to its owner: %s",
+            buf->dev->info.spec, ag_last_error());
+  free(buf);
+}
+
 void ag_buffer_free(ag_buffer *buf) {
   if (buf == NULL)
     return;
+  if (buf->release != NULL) {
+    buffer_return(buf);
+    return;
+  }
   /* The block goes back to the pool with an event after the last work enqueued on it, so it
      is not handed out again while that work runs; no event means that queue is gone, and its
      work with it. If the event cannot be recorded, the block goes back to the driver, which

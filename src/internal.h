@@ -19,6 +19,7 @@ struct ag_device {
   ag_device_info info;
   ag__device_traits traits;    /* from the backend's device_traits */
   int index;                   /* position in enumeration order */
+  int ordinal;                 /* the backend's own index of it, as device_open was given */
   pthread_mutex_t lock;        /* guards builtins */
   ag__builtin_slot builtins[AG__FAMILY_COUNT][AG__VARIANTS];
   ag__pool pool;
@@ -56,6 +57,10 @@ struct ag_buffer {
   size_t size;                 /* as asked */
   size_t capacity;             /* of the pool's block */
   _Atomic(ag_queue *) last;    /* queue of the latest work on it, referenced; NULL for none */
+  /* Borrowed memory (ag__buffer_borrow): another library's, never the pool's; freeing the
+     buffer calls release(release_ctx) once the work on it has finished. NULL otherwise. */
+  void (*release)(void *ctx);
+  void *release_ctx;
 };
 
 struct ag_program {
@@ -95,6 +100,13 @@ ag_status ag__buffer_retire(ag_buffer *b, ag__bevent **ev);
 /* src/buffer.c: a blocking read ordered after the work last enqueued on @p b, whichever queue
    that was (the calling thread's default queue when none). */
 ag_status ag__buffer_read_after_last(ag_buffer *b, size_t offset, void *dst, size_t bytes);
+
+/* src/buffer.c: a buffer over memory another library owns (@p mem, from the backend's
+   mem_borrow, @p bytes long), which the pool never takes: ag_buffer_free waits for the work
+   last enqueued on it, then calls @p release(@p ctx) instead of freeing the memory. On failure
+   (out of host memory) release is not called. */
+ag_status ag__buffer_borrow(ag_device *dev, ag__bmem *mem, size_t bytes, void (*release)(void *ctx), void *ctx,
+                            ag_buffer **out);
 
 /* src/fft.c: destroys the device's FFT plans once their last runs are done, except those a
    transform holds at that moment. Any thread. */

@@ -200,6 +200,7 @@ static void registry_init(void) {
       reg.devices = grown;
       dev->be = b->be;
       dev->index = reg.count;
+      dev->ordinal = k;
       pthread_mutex_init(&dev->lock, NULL);
       ag__pool_init(&dev->pool);
       pthread_mutex_init(&dev->fft_lock, NULL);

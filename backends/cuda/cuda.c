@@ -464,6 +464,31 @@ static void cu_mem_free(ag__bdevice *dev, ag__bmem *mem) {
   leave(AG_OK);
 }
 
+/* Another library's allocation (PyTorch's, CuPy's) in this device's primary context, which the
+   CUDA runtime uses too, so its pointer works on anygpu's streams as it is; a pointer of
+   another context, or an allocation shorter than @p bytes, is refused. */
+static ag_status cu_mem_borrow(ag__bdevice *dev, void *native, size_t bytes, ag__bmem **mem) {
+  CUdeviceptr p = (CUdeviceptr)(uintptr_t)native;
+  ag_status st = enter(dev);
+  if (st != AG_OK)
+    return st;
+  CUcontext owner = NULL;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  st = cu_check("cuPointerGetAttribute", cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p));
+  if (st == AG_OK && owner != atomic_load(&dev->ctx))
+    st = core->error(AG_ERR_UNSUPPORTED, "the CUdeviceptr 0x%llx belongs to another context than CUDA device %d's "
+                     "primary context", (unsigned long long)p, (int)dev->id);
+  if (st == AG_OK)
+    st = cu_check("cuMemGetAddressRange", cuMemGetAddressRange(&base, &size, p));
+  if (st == AG_OK && (p - base > size || bytes > size - (p - base)))
+    st = core->error(AG_ERR_INVALID_ARGUMENT, "the allocation at 0x%llx holds %zu bytes from 0x%llx, fewer than the "
+                     "%zu the tensor spans", (unsigned long long)base, size, (unsigned long long)p, bytes);
+  if (st == AG_OK)
+    *mem = (ag__bmem *)(uintptr_t)p;
+  return leave(st);
+}
+
 /* A copy from pageable memory returns once the driver has staged the data, so @p src may be
    reused then even without @p blocking; the contract asks no more. */
 static ag_status cu_mem_write(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *src, size_t bytes,
@@ -797,6 +822,8 @@ static const ag__backend cuda_backend = {
     .mem_copy = cu_mem_copy,
     .mem_fill = cu_mem_fill,
     .mem_info = cu_mem_info,
+    .dlpack_device_type = 2, /* kDLCUDA */
+    .mem_borrow = cu_mem_borrow,
     .host_alloc = cu_host_alloc,
     .host_free = cu_host_free,
     .program_build = ag__cuda_program_build,

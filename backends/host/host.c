@@ -192,6 +192,14 @@ static void host_mem_free(ag__bdevice *dev, ag__bmem *mem) {
   free(mem);
 }
 
+/* Host memory of another library: the address is the handle, and any address is the host's. */
+static ag_status host_mem_borrow(ag__bdevice *dev, void *native, size_t bytes, ag__bmem **mem) {
+  (void)dev;
+  (void)bytes;
+  *mem = (ag__bmem *)native;
+  return AG_OK;
+}
+
 /* memcpy over all cores for large copies: one core reaches well under the socket's bandwidth. */
 typedef struct copy_job {
   unsigned char *dst;
@@ -452,6 +460,8 @@ static const ag__backend host_backend = {
     .mem_copy = host_mem_copy,
     .mem_fill = host_mem_fill,
     .mem_info = host_mem_info,
+    .dlpack_device_type = 1, /* kDLCPU */
+    .mem_borrow = host_mem_borrow,
     .program_build = host_program_build,
     .program_release = host_program_release,
     .kernel_create = host_kernel_create,

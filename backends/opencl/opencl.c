@@ -347,6 +347,22 @@ static void cl_mem_free(ag__bdevice *dev, ag__bmem *mem) {
   clReleaseMemObject(MEM(mem));
 }
 
+/* A cl_mem is usable only in the context that made it: one of another context (another
+   library's, or another device's) is refused rather than handed to this device's queues. */
+static ag_status cl_mem_borrow(ag__bdevice *dev, void *native, size_t bytes, ag__bmem **mem) {
+  cl_context ctx = NULL;
+  size_t size = 0;
+  CL_TRY("clGetMemObjectInfo", clGetMemObjectInfo(MEM(native), CL_MEM_CONTEXT, sizeof ctx, &ctx, NULL));
+  if (ctx != dev->ctx)
+    return core->error(AG_ERR_UNSUPPORTED, "the cl_mem belongs to another OpenCL context than %s's", dev->describe);
+  CL_TRY("clGetMemObjectInfo", clGetMemObjectInfo(MEM(native), CL_MEM_SIZE, sizeof size, &size, NULL));
+  if (size < bytes)
+    return core->error(AG_ERR_INVALID_ARGUMENT, "the cl_mem holds %zu bytes, fewer than the %zu the tensor spans",
+                       size, bytes);
+  *mem = (ag__bmem *)native;
+  return AG_OK;
+}
+
 static ag_status cl_mem_write(ag__bqueue *q, ag__bmem *dst, size_t offset, const void *src, size_t bytes,
                               bool blocking) {
   CL_TRY("clEnqueueWriteBuffer", clEnqueueWriteBuffer(q->q, MEM(dst), blocking ? CL_TRUE : CL_FALSE, offset,
@@ -675,6 +691,8 @@ static const ag__backend opencl_backend = {
     .event_destroy = cl_event_destroy,
     .mem_alloc = cl_mem_alloc,
     .mem_free = cl_mem_free,
+    .dlpack_device_type = 4, /* kDLOpenCL */
+    .mem_borrow = cl_mem_borrow,
     .mem_write = cl_mem_write,
     .mem_read = cl_mem_read,
     .mem_copy = cl_mem_copy,

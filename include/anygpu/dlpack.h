@@ -31,7 +31,8 @@ struct DLManagedTensor;
 
 /** A DLPack tensor that shares @p a's memory: no copy. The tensor is the caller's (hand it to
     a consumer, which calls its deleter once); it keeps the memory alive after @p a is freed,
-    as a view does. shape holds ag_array_ndim(a) values (a 0-d tensor for a 0-d array).
+    as a view does. shape holds ag_array_ndim(a) values. device_id is the device's index
+    within its backend as the driver lists it (the CUDA ordinal; the N of opencl:N).
     dtype: u8, u16, u32 → kDLUInt 8, 16, 32; i32 → kDLInt 32; f32, f64 → kDLFloat 32, 64;
     c64, c128 → kDLComplex 64, 128; lanes 1.
     @return AG_ERR_INVALID_ARGUMENT for NULL; AG_ERR_OUT_OF_MEMORY. An empty array (no
@@ -42,8 +43,12 @@ AG_API ag_status ag_array_to_dlpack(const ag_array *a, struct DLManagedTensor **
     kDLCPU and kDLCUDAHost → the host; kDLCUDA n → cuda:n; kDLOpenCL n → opencl:n (its cl_mem
     must belong to anygpu's context for that device, as tensors from ag_array_to_dlpack do).
     On success the array owns @p t: t's deleter is called once the array and all its views
-    are freed and the work enqueued on them has finished. On failure t is left to the caller,
-    untouched.
+    are freed and the work enqueued on them has finished (freeing the last of them waits for
+    that work). On failure t is left to the caller, untouched.
+    anygpu has no 0-d arrays: a 0-d tensor becomes an array of shape {1}. A tensor with no
+    elements becomes an empty array, and its deleter is called before this returns. A tensor
+    from ag_array_to_dlpack that still describes its array becomes a view of that array, on
+    the same ag_buffer (its deleter, anygpu's, runs at once: the view holds the memory).
     @return AG_ERR_INVALID_ARGUMENT for NULL, or a dtype anygpu has no counterpart for (bool,
             bfloat, i8, i16, i64, u64, f16, lanes other than 1: the message names it);
             AG_ERR_UNSUPPORTED for strides that are not compact row-major, more than
