@@ -7,7 +7,7 @@
    Which devices: the host is kDLCPU; a CUDA device is kDLCUDA with its ordinal as device_id
    (data a CUdeviceptr); an OpenCL device is kDLOpenCL with anygpu's OpenCL device index as
    device_id (data the cl_mem handle, byte_offset the array's offset in it). A consumer that
-   does not take kDLOpenCL copies through the host instead (docs/python.md says how).
+   does not take kDLOpenCL copies through the host instead (docs/dlpack.md says how).
 
    Layout: anygpu's arrays are dense and row-major. Exported tensors have strides NULL (compact
    row-major, as DLPack 0.6 allows) and byte_offset the array's offset in its buffer. Imported
