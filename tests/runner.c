@@ -309,3 +309,21 @@ void test_require_devices(const char *spec, int want) {
     exit(77);
   }
 }
+
+void test_list_devices(test_device_list *l) {
+  CHECK_OK(ag_device_count(&l->n));
+  ck_assert_int_ge(l->n, 1);
+  ck_assert_int_le(l->n, 64);
+  for (int i = 0; i < l->n; i++) {
+    CHECK_OK(ag_device_get(i, &l->dev[i]));
+    ck_assert_ptr_nonnull(l->dev[i]);
+    CHECK_OK(ag_device_get_info(l->dev[i], &l->info[i]));
+  }
+}
+
+const char *test_spec_of(const test_device_list *l, const ag_device *d) {
+  for (int i = 0; i < l->n; i++)
+    if (l->dev[i] == d)
+      return l->info[i].spec;
+  return "(none)";
+}

@@ -67,6 +67,18 @@ int test_run_child(int (*fn)(void *arg), void *arg);
    this process opens none. */
 void test_require_devices(const char *spec, int want);
 
+/* Every device present with its info, in enumeration order (at most 64). */
+typedef struct test_device_list {
+  int n;
+  ag_device *dev[64];
+  ag_device_info info[64];
+} test_device_list;
+
+/* Fills @p l through ag_device_count, ag_device_get and ag_device_get_info, asserting each. */
+void test_list_devices(test_device_list *l);
+/* The spec of @p d in @p l, or "(none)". */
+const char *test_spec_of(const test_device_list *l, const ag_device *d);
+
 /* @p expr must return AG_OK. */
 #define CHECK_OK(expr)                                                                          \
   do {                                                                                          \

@@ -4,24 +4,6 @@
 
 #include "runner.h"
 
-/* Every device present with its info, in enumeration order. */
-typedef struct device_list {
-  int n;
-  ag_device *dev[64];
-  ag_device_info info[64];
-} device_list;
-
-static void list_devices(device_list *l) {
-  CHECK_OK(ag_device_count(&l->n));
-  ck_assert_int_ge(l->n, 1);
-  ck_assert_int_le(l->n, 64);
-  for (int i = 0; i < l->n; i++) {
-    CHECK_OK(ag_device_get(i, &l->dev[i]));
-    ck_assert_ptr_nonnull(l->dev[i]);
-    CHECK_OK(ag_device_get_info(l->dev[i], &l->info[i]));
-  }
-}
-
 /* The documented meaning of each spec form, worked out from the device list: the @p index-th
    (or first, when -1) device that @p pred accepts, or NULL. */
 typedef bool (*device_pred)(const ag_device_info *info, const char *word);
@@ -34,7 +16,7 @@ static bool is_opencl_word(const ag_device_info *i, const char *w) {
          (strcasestr(i->platform, w) != NULL || strcasestr(i->name, w) != NULL || strcasestr(i->vendor, w) != NULL);
 }
 
-static ag_device *expected(const device_list *l, device_pred pred, const char *word, int index) {
+static ag_device *expected(const test_device_list *l, device_pred pred, const char *word, int index) {
   int seen = 0;
   for (int i = 0; i < l->n; i++)
     if (pred(&l->info[i], word) && (index < 0 || seen++ == index))
@@ -42,23 +24,16 @@ static ag_device *expected(const device_list *l, device_pred pred, const char *w
   return NULL;
 }
 
-static int count_matching(const device_list *l, device_pred pred, const char *word) {
+static int count_matching(const test_device_list *l, device_pred pred, const char *word) {
   int n = 0;
   for (int i = 0; i < l->n; i++)
     n += pred(&l->info[i], word);
   return n;
 }
 
-static const char *spec_of(const device_list *l, const ag_device *d) {
-  for (int i = 0; i < l->n; i++)
-    if (l->dev[i] == d)
-      return l->info[i].spec;
-  return "(none)";
-}
-
 /* Checks that a NO_DEVICE message lists the devices present and why each unavailable backend
    is unavailable. */
-static void check_no_device_message(const device_list *l, const char *spec) {
+static void check_no_device_message(const test_device_list *l, const char *spec) {
   const char *msg = ag_last_error();
   ck_assert_msg(strstr(msg, "ag_device_select") != NULL,
                 "\"%s\": the message \"%s\" does not name ag_device_select", spec, msg);
@@ -76,16 +51,16 @@ static void check_no_device_message(const device_list *l, const char *spec) {
 }
 
 /* Selects @p spec and compares with @p want; NULL means no device may match. */
-static void check_select(const device_list *l, const char *spec, ag_device *want) {
+static void check_select(const test_device_list *l, const char *spec, ag_device *want) {
   ag_device *got = (ag_device *)1;
   ag_status st = ag_device_select(spec, &got);
   if (want != NULL) {
-    ck_assert_msg(st == AG_OK, "\"%s\" should select %s but returned %s: %s", spec, spec_of(l, want),
+    ck_assert_msg(st == AG_OK, "\"%s\" should select %s but returned %s: %s", spec, test_spec_of(l, want),
                   ag_status_name(st), ag_last_error());
-    ck_assert_msg(got == want, "\"%s\" selected %s, expected %s", spec, spec_of(l, got), spec_of(l, want));
+    ck_assert_msg(got == want, "\"%s\" selected %s, expected %s", spec, test_spec_of(l, got), test_spec_of(l, want));
   } else {
     ck_assert_msg(st == AG_ERR_NO_DEVICE, "\"%s\" names no device present but returned %s (%s): %s", spec,
-                  ag_status_name(st), st == AG_OK ? spec_of(l, got) : "-", ag_last_error());
+                  ag_status_name(st), st == AG_OK ? test_spec_of(l, got) : "-", ag_last_error());
     ck_assert_msg(got == NULL, "\"%s\": *dev should be NULL after a failure", spec);
     check_no_device_message(l, spec);
   }
@@ -110,8 +85,8 @@ static void check_malformed(const char *spec, const char *from) {
 /* ---- enumeration ---------------------------------------------------------------------------- */
 
 START_TEST(host_comes_first_then_cuda_then_opencl) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ck_assert_str_eq(l.info[0].backend, "host");
   ck_assert_str_eq(l.info[0].spec, "host");
   ck_assert_int_eq(l.info[0].type, AG_DEVICE_CPU);
@@ -168,8 +143,8 @@ START_TEST(null_pointers_are_refused) {
 END_TEST
 
 START_TEST(every_spec_selects_its_device) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   for (int i = 0; i < l.n; i++)
     check_select(&l, l.info[i].spec, l.dev[i]);
 }
@@ -178,8 +153,8 @@ END_TEST
 /* ---- the spec grammar ----------------------------------------------------------------------- */
 
 START_TEST(spec_forms_select_the_documented_device) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   char spec[64];
 
   /* auto: the first CUDA GPU, else the first OpenCL GPU, else the host. */
@@ -197,7 +172,7 @@ START_TEST(spec_forms_select_the_documented_device) {
   ck_assert_ptr_nonnull(why);
   ck_assert_msg(strlen(why) > 0, "ag_device_auto_reason() is empty");
   ck_assert_msg(strstr(why, want_auto == l.dev[0] ? "host" : "GPU") != NULL,
-                "ag_device_auto_reason() \"%s\" does not fit the choice of %s", why, spec_of(&l, want_auto));
+                "ag_device_auto_reason() \"%s\" does not fit the choice of %s", why, test_spec_of(&l, want_auto));
 
   check_select(&l, "host", l.dev[0]);
   check_select(&l, "cpu", expected(&l, is_cpu, NULL, -1));
@@ -239,14 +214,14 @@ START_TEST(spec_forms_select_the_documented_device) {
     snprintf(spec, sizeof spec, "opencl:%s", word);
     ag_device *got = NULL;
     CHECK_OK(ag_device_select(spec, &got));
-    ck_assert_msg(got == expected(&l, is_opencl_word, word, -1), "\"%s\" selected %s", spec, spec_of(&l, got));
+    ck_assert_msg(got == expected(&l, is_opencl_word, word, -1), "\"%s\" selected %s", spec, test_spec_of(&l, got));
   }
 }
 END_TEST
 
 START_TEST(case_and_surrounding_spaces_are_ignored) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   check_select(&l, " host", l.dev[0]);
   check_select(&l, "host  ", l.dev[0]);
   check_select(&l, "\t host \n", l.dev[0]);
@@ -260,8 +235,8 @@ START_TEST(case_and_surrounding_spaces_are_ignored) {
 END_TEST
 
 START_TEST(absent_devices_are_refused_with_the_devices_present) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   /* Each of these names a device that is not here, on this machine: the form is checked only
      when nothing matches it. */
   static const char *specs[] = {"cuda",
@@ -421,8 +396,8 @@ START_TEST(unavailable_reasons_are_given) {
   ck_assert_str_eq(ag_backend_unavailable_reason("nosuchbackend"), "unknown backend");
   ck_assert_str_eq(ag_backend_unavailable_reason(""), "unknown backend");
   ck_assert_ptr_nonnull(ag_backend_unavailable_reason(NULL));
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   static const char *gpu_backends[] = {"cuda", "opencl"};
   for (int b = 0; b < 2; b++) {
     const char *why = ag_backend_unavailable_reason(gpu_backends[b]);

@@ -9,30 +9,6 @@
 
 #include "runner.h"
 
-/* Every device present with its info, in enumeration order. */
-typedef struct device_list {
-  int n;
-  ag_device *dev[64];
-  ag_device_info info[64];
-} device_list;
-
-static void list_devices(device_list *l) {
-  CHECK_OK(ag_device_count(&l->n));
-  ck_assert_int_ge(l->n, 1);
-  ck_assert_int_le(l->n, 64);
-  for (int i = 0; i < l->n; i++) {
-    CHECK_OK(ag_device_get(i, &l->dev[i]));
-    CHECK_OK(ag_device_get_info(l->dev[i], &l->info[i]));
-  }
-}
-
-static const char *spec_of(const device_list *l, const ag_device *d) {
-  for (int i = 0; i < l->n; i++)
-    if (l->dev[i] == d)
-      return l->info[i].spec;
-  return "(none)";
-}
-
 typedef bool (*device_pred)(const ag_device_info *info);
 static bool is_cpu(const ag_device_info *i) { return i->type == AG_DEVICE_CPU; }
 static bool is_gpu(const ag_device_info *i) { return i->type == AG_DEVICE_GPU; }
@@ -42,7 +18,7 @@ static bool is_pocl(const ag_device_info *i) {
 }
 
 /* The devices @p pred accepts, in enumeration order. */
-static int filter(const device_list *l, device_pred pred, ag_device **out) {
+static int filter(const test_device_list *l, device_pred pred, ag_device **out) {
   int n = 0;
   for (int i = 0; i < l->n; i++)
     if (pred(&l->info[i]))
@@ -51,7 +27,7 @@ static int filter(const device_list *l, device_pred pred, ag_device **out) {
 }
 
 /* The set @p spec names must be exactly @p want[0..n). */
-static void check_set(const device_list *l, const char *spec, ag_device *const *want, int n) {
+static void check_set(const test_device_list *l, const char *spec, ag_device *const *want, int n) {
   ag_device_set *set = NULL;
   ag_status st = ag_device_set_select(spec, &set);
   ck_assert_msg(st == AG_OK, "\"%s\" returned %s: %s", spec, ag_status_name(st), ag_last_error());
@@ -61,14 +37,14 @@ static void check_set(const device_list *l, const char *spec, ag_device *const *
   for (int i = 0; i < n; i++) {
     ag_device *d = NULL;
     CHECK_OK(ag_device_set_get(set, i, &d));
-    ck_assert_msg(d == want[i], "\"%s\": device %d is %s, expected %s", spec, i, spec_of(l, d), spec_of(l, want[i]));
+    ck_assert_msg(d == want[i], "\"%s\": device %d is %s, expected %s", spec, i, test_spec_of(l, d), test_spec_of(l, want[i]));
   }
   ag_device_set_free(set);
   /* ag_device_select gives the first of the set. */
   ag_device *first = NULL;
   CHECK_OK(ag_device_select(spec, &first));
-  ck_assert_msg(first == want[0], "ag_device_select(\"%s\") gave %s, expected %s", spec, spec_of(l, first),
-                spec_of(l, want[0]));
+  ck_assert_msg(first == want[0], "ag_device_select(\"%s\") gave %s, expected %s", spec, test_spec_of(l, first),
+                test_spec_of(l, want[0]));
 }
 
 /* Both entry points must refuse @p spec with @p want, naming themselves and @p needle. */
@@ -90,8 +66,8 @@ static void clear_rank_variables(void) {
 /* ---- sets ----------------------------------------------------------------------------------- */
 
 START_TEST(a_single_device_spec_is_a_set_of_that_device) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   for (int i = 0; i < l.n; i++)
     check_set(&l, l.info[i].spec, &l.dev[i], 1);
   check_set(&l, "host", &l.dev[0], 1);
@@ -102,8 +78,8 @@ START_TEST(a_single_device_spec_is_a_set_of_that_device) {
 END_TEST
 
 START_TEST(wildcards_expand_to_every_match_in_enumeration_order) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ag_device *want[130];
   check_set(&l, "*", l.dev, l.n);
   int n = filter(&l, is_cpu, want);
@@ -133,8 +109,8 @@ START_TEST(wildcards_expand_to_every_match_in_enumeration_order) {
 END_TEST
 
 START_TEST(lists_keep_their_order_and_drop_repeats) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   check_set(&l, "host,host", &l.dev[0], 1);
   check_set(&l, " host , HOST ,host", &l.dev[0], 1);
   /* "*" after a device keeps that device first, then the others in enumeration order. */
@@ -158,8 +134,8 @@ START_TEST(lists_keep_their_order_and_drop_repeats) {
 END_TEST
 
 START_TEST(anygpu_device_may_name_a_set) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   char spec[128];
   snprintf(spec, sizeof spec, "%s,host", l.info[l.n - 1].spec);
   ck_assert_int_eq(setenv("ANYGPU_DEVICE", spec, 1), 0);
@@ -203,8 +179,8 @@ START_TEST(malformed_set_specs_show_the_grammar) {
 END_TEST
 
 START_TEST(an_item_that_matches_nothing_is_refused) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   check_refused("host,opencl:nosuchvendor", AG_ERR_NO_DEVICE, "opencl:nosuchvendor");
   CHECK_MESSAGE_HAS("devices present");
   /* An empty wildcard inside a list is not an error: it adds nothing. */
@@ -244,8 +220,8 @@ END_TEST
 
 START_TEST(local_rank_maps_the_rank_onto_the_devices) {
   clear_rank_variables();
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ag_device *cpus[64], *gpus[64];
   int ncpu = filter(&l, is_cpu, cpus), ngpu = filter(&l, is_gpu, gpus);
   static const char *vars[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"};
@@ -271,8 +247,8 @@ END_TEST
 
 START_TEST(the_innermost_launchers_rank_is_read_first) {
   clear_rank_variables();
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ag_device *cpus[64];
   int ncpu = filter(&l, is_cpu, cpus);
   /* Slurm's 0 is inherited by every process mpirun or torchrun starts inside the step. */
@@ -359,8 +335,8 @@ START_TEST(load_arguments_are_checked) {
 END_TEST
 
 START_TEST(by_load_chooses_among_the_matching_devices) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   /* The CPU devices' loads, then the choice: the lowest, the first of equals. The host's
      figure is the whole machine's and moves between the two looks, but no further than to
      swap it with a device whose load is within a hair of it. */
@@ -381,10 +357,10 @@ START_TEST(by_load_chooses_among_the_matching_devices) {
   for (int i = 0; i < ncpu; i++)
     if (cpus[i] == dev)
       chosen = i;
-  ck_assert_msg(chosen >= 0, "cpu:by-load chose %s, not a CPU", spec_of(&l, dev));
+  ck_assert_msg(chosen >= 0, "cpu:by-load chose %s, not a CPU", test_spec_of(&l, dev));
   ck_assert_msg(chosen == best || fabs(loads[chosen] - loads[best]) < 1e-3,
-                "cpu:by-load chose %s (load %g), expected %s (load %g)", spec_of(&l, dev), loads[chosen],
-                spec_of(&l, cpus[best]), loads[best]);
+                "cpu:by-load chose %s (load %g), expected %s (load %g)", test_spec_of(&l, dev), loads[chosen],
+                test_spec_of(&l, cpus[best]), loads[best]);
   /* Bare by-load: among the GPUs, else the host. */
   ag_device *gpus[64];
   int ngpu = filter(&l, is_gpu, gpus);
@@ -440,8 +416,8 @@ static void two_pocl(ag_device *pocl[2]) {
 }
 
 START_TEST(two_pocl_devices_form_their_sets) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ag_device *pocl[2];
   two_pocl(pocl);
   ag_device *d0 = NULL, *d1 = NULL;
@@ -467,8 +443,8 @@ START_TEST(two_pocl_devices_form_their_sets) {
 END_TEST
 
 START_TEST(by_load_chooses_the_device_with_less_memory_in_use) {
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ag_device *pocl[2];
   two_pocl(pocl);
   /* Equal loads (nothing allocated yet): the first in enumeration order. */
@@ -529,8 +505,8 @@ START_TEST(local_rank_spreads_processes_over_the_two_devices) {
   }
   /* And in this process, through LOCAL_RANK. */
   clear_rank_variables();
-  device_list l;
-  list_devices(&l);
+  test_device_list l;
+  test_list_devices(&l);
   ag_device *pocl[2];
   two_pocl(pocl);
   for (int rank = 0; rank < 4; rank++) {
