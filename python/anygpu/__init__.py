@@ -1,0 +1,16 @@
+"""anygpu: the same array operations and scientific kernels on NVIDIA (CUDA), any OpenCL
+device (AMD, Intel, NVIDIA, pocl, rusticl) and the CPU, from Python.
+
+    >>> import anygpu, numpy
+    >>> with anygpu.device("host"):
+    ...     a = anygpu.asarray(numpy.arange(4, dtype="float32"))
+    ...     numpy.asarray(a * 2 + 1)
+    array([1., 3., 5., 7.], dtype=float32)
+
+docs/python.md is the guide; every function's docstring says what it does.
+"""
+
+from ._lib import (LIBRARY, AnygpuError, BackendUnavailableError, BuildError, DeviceError,
+                   InvalidArgumentError, MismatchError, NoDeviceError, OutOfMemoryError,
+                   OutOfRangeError, UnsupportedError)
+from ._core import Array, Device, asarray, default_device, device, devices, empty, to_host

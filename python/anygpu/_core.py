@@ -1,0 +1,339 @@
+"""Devices, the default-device scope, and the Array type (creation, shape, copies to and from
+the host). Operators and functions on arrays are in _ops.py; DLPack in _dlpack.py."""
+
+import ctypes
+import threading
+
+import numpy
+
+from ._lib import AG_DTYPE, DTYPES, c_size_p, error, fn, lib
+
+MAX_DIMS = 4
+c_void_pp = ctypes.POINTER(ctypes.c_void_p)
+
+
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("backend", ctypes.c_char * 16),
+        ("spec", ctypes.c_char * 32),
+        ("type", ctypes.c_int),
+        ("name", ctypes.c_char * 256),
+        ("vendor", ctypes.c_char * 128),
+        ("platform", ctypes.c_char * 128),
+        ("driver_version", ctypes.c_char * 64),
+        ("global_memory", ctypes.c_size_t),
+        ("max_allocation", ctypes.c_size_t),
+        ("compute_units", ctypes.c_int),
+        ("max_work_group_size", ctypes.c_size_t),
+        ("local_memory", ctypes.c_size_t),
+        ("fp64", ctypes.c_bool),
+        ("compute_capability", ctypes.c_int),
+        ("max_loop_iterations", ctypes.c_ulonglong),
+        ("quirks", ctypes.c_char * 128),
+    ]
+
+
+_device_count = fn("ag_device_count", [ctypes.POINTER(ctypes.c_int)])
+_device_get = fn("ag_device_get", [ctypes.c_int, c_void_pp])
+_device_select = fn("ag_device_select", [ctypes.c_char_p, c_void_pp])
+_device_get_info = fn("ag_device_get_info", [ctypes.c_void_p, ctypes.POINTER(_DeviceInfo)])
+_device_finish = fn("ag_device_finish", [ctypes.c_void_p])
+
+_array_create = fn("ag_array_create", [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, c_size_p, c_void_pp])
+_array_from_host = fn("ag_array_from_host",
+                      [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, c_size_p, ctypes.c_void_p, c_void_pp])
+_array_to_host = fn("ag_array_to_host", [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t])
+_array_copy_to = fn("ag_array_copy_to", [ctypes.c_void_p, ctypes.c_void_p, c_void_pp])
+_array_free = fn("ag_array_free", [ctypes.c_void_p], restype=None, status=False)
+_array_dtype = fn("ag_array_dtype", [ctypes.c_void_p], status=False)
+_array_ndim = fn("ag_array_ndim", [ctypes.c_void_p], status=False)
+_array_shape = fn("ag_array_shape", [ctypes.c_void_p], restype=c_size_p, status=False)
+_array_device = fn("ag_array_device", [ctypes.c_void_p], restype=ctypes.c_void_p, status=False)
+
+
+class Device:
+    """One anygpu device. Devices are the library's and live as long as the process: two
+    Device objects for the same device compare equal. Use as ``with anygpu.device("host"):``
+    to make it the default device of the calling thread inside the block."""
+
+    __slots__ = ("_ptr", "_info")
+
+    def __init__(self, ptr):
+        self._ptr = ctypes.c_void_p(ptr)
+        info = _DeviceInfo()
+        _device_get_info(self._ptr, ctypes.byref(info))
+        self._info = info
+
+    @property
+    def spec(self):
+        """The spec that names exactly this device: "host", "cuda:0", "opencl:1"."""
+        return self._info.spec.decode()
+
+    @property
+    def backend(self):
+        return self._info.backend.decode()
+
+    @property
+    def name(self):
+        return self._info.name.decode(errors="replace")
+
+    @property
+    def fp64(self):
+        """Whether the device computes in double precision (f64, c128)."""
+        return bool(self._info.fp64)
+
+    @property
+    def info(self):
+        """Everything ag_device_get_info reports, as a dict."""
+        out = {}
+        for field, _ in _DeviceInfo._fields_:
+            value = getattr(self._info, field)
+            out[field] = value.decode(errors="replace") if isinstance(value, bytes) else value
+        return out
+
+    def synchronize(self):
+        """Waits for all work enqueued on this device by any thread (ag_device_finish)."""
+        _device_finish(self._ptr)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and self._ptr.value == other._ptr.value
+
+    def __hash__(self):
+        return hash(self._ptr.value)
+
+    def __repr__(self):
+        return "anygpu.Device(%r)" % self.spec
+
+    def __str__(self):
+        return self.spec
+
+    def __enter__(self):
+        _scope_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _scope_stack().pop()
+        return False
+
+
+def _device_from_ptr(ptr):
+    return Device(ptr)
+
+
+def devices():
+    """Every device present, in enumeration order: host first, then CUDA, then OpenCL."""
+    count = ctypes.c_int()
+    _device_count(ctypes.byref(count))
+    out = []
+    for i in range(count.value):
+        ptr = ctypes.c_void_p()
+        _device_get(i, ctypes.byref(ptr))
+        out.append(Device(ptr.value))
+    return out
+
+
+def device(spec=None):
+    """The device @spec names, in the C library's grammar ("host", "cuda:0", "opencl:pocl",
+    "opencl:gpu:by-load", "local-rank"); None means $ANYGPU_DEVICE, else "auto". Raises
+    NoDeviceError (or InvalidArgumentError for a malformed spec) with the library's message.
+    A Device passed in is returned as it is."""
+    if isinstance(spec, Device):
+        return spec
+    if spec is not None and not isinstance(spec, str):
+        raise error("AG_ERR_INVALID_ARGUMENT",
+                    "anygpu.device: spec must be a str or a Device, not %s" % type(spec).__name__)
+    ptr = ctypes.c_void_p()
+    _device_select(None if spec is None else spec.encode(), ctypes.byref(ptr))
+    return Device(ptr.value)
+
+
+_scope = threading.local()
+
+
+def _scope_stack():
+    stack = getattr(_scope, "stack", None)
+    if stack is None:
+        stack = _scope.stack = []
+    return stack
+
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def default_device():
+    """The calling thread's default device: the innermost ``with anygpu.device(...)`` block's,
+    else the process's, chosen once as ``anygpu.device()`` chooses (ANYGPU_DEVICE, else
+    auto)."""
+    global _default
+    stack = _scope_stack()
+    if stack:
+        return stack[-1]
+    with _default_lock:
+        if _default is None:
+            _default = device()
+        return _default
+
+
+def _resolve_device(dev):
+    return default_device() if dev is None else device(dev)
+
+
+# ---- dtypes ----------------------------------------------------------------------------------
+
+def dtype_code(dtype, who="anygpu"):
+    """The ag_dtype value of a numpy dtype (or its name); UnsupportedError for one anygpu has
+    no counterpart of (int64, bool, float16...), naming it."""
+    try:
+        name = numpy.dtype(dtype).name
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: dtype %r is not a dtype" % (who, dtype)) from None
+    code = AG_DTYPE.get(name)
+    if code is None:
+        raise error("AG_ERR_UNSUPPORTED",
+                    "%s: dtype %s has no anygpu counterpart (anygpu has %s)" % (who, name, ", ".join(DTYPES)))
+    return code
+
+
+# ---- arrays ----------------------------------------------------------------------------------
+
+class Array:
+    """An anygpu array: a C-ordered array of 1 to 4 dimensions on one device, owning (or, for a
+    view, sharing) device memory, freed when the object is. ``numpy.asarray(a)`` and
+    ``a.to_host()`` copy it to the host."""
+
+    __slots__ = ("_ptr", "_keep", "__weakref__")
+    __array_priority__ = 100  # numpy defers `ndarray op Array` to Array's reflected operators
+
+    def __init__(self, ptr, keep=None):
+        """Takes ownership of the ag_array pointer @ptr (an int). @keep is any Python object the
+        array's memory depends on (a DLPack producer), held as long as the array."""
+        self._ptr = ctypes.c_void_p(ptr)
+        self._keep = keep
+
+    def __del__(self):
+        ptr = getattr(self, "_ptr", None)
+        if ptr is not None and ptr.value:
+            _array_free(ptr)
+            self._ptr = None
+
+    @property
+    def ptr(self):
+        """The ag_array pointer, as an int, for passing to C."""
+        return self._ptr.value
+
+    @property
+    def shape(self):
+        nd = _array_ndim(self._ptr)
+        dims = _array_shape(self._ptr)
+        return tuple(dims[i] for i in range(nd))
+
+    @property
+    def ndim(self):
+        return _array_ndim(self._ptr)
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def dtype(self):
+        return numpy.dtype(DTYPES[_array_dtype(self._ptr)])
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def device(self):
+        return _device_from_ptr(_array_device(self._ptr))
+
+    def __len__(self):
+        return self.shape[0]
+
+    def to_host(self):
+        """A new numpy array holding a copy of this one, once the work writing it has run."""
+        out = numpy.empty(self.shape, dtype=self.dtype)
+        if out.nbytes:
+            _array_to_host(self._ptr, out.ctypes.data_as(ctypes.c_void_p), out.nbytes)
+        return out
+
+    def __array__(self, dtype=None):
+        out = self.to_host()
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def to_device(self, dev):
+        """A copy of this array on @dev (a Device or a spec)."""
+        dev = device(dev)
+        ptr = ctypes.c_void_p()
+        _array_copy_to(self._ptr, dev._ptr, ctypes.byref(ptr))
+        return Array(ptr.value)
+
+    def copy(self):
+        return self.to_device(self.device)
+
+    def __repr__(self):
+        return "anygpu.Array(%s, device=%r)" % (numpy.array2string(self.to_host(), separator=", "), self.device.spec)
+
+
+def _shape_arg(shape, who):
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(d) for d in shape)
+    if not 1 <= len(shape) <= MAX_DIMS:
+        raise error("AG_ERR_INVALID_ARGUMENT",
+                    "%s: shape %r has %d dimensions; anygpu arrays have 1 to %d" % (who, shape, len(shape), MAX_DIMS))
+    if any(d < 0 for d in shape):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: shape %r has a negative length" % (who, shape))
+    return shape, (ctypes.c_size_t * len(shape))(*shape)
+
+
+def empty(shape, dtype="float32", device=None):
+    """A new uninitialised array of @shape and @dtype on @device (default: default_device())."""
+    dev = _resolve_device(device)
+    shape, cshape = _shape_arg(shape, "anygpu.empty")
+    ptr = ctypes.c_void_p()
+    _array_create(dev._ptr, dtype_code(dtype, "anygpu.empty"), len(shape), cshape, ctypes.byref(ptr))
+    return Array(ptr.value)
+
+
+def _from_numpy(host, dev, dtype, who):
+    host = numpy.asarray(host)
+    if dtype is not None:
+        host = host.astype(numpy.dtype(dtype), copy=False)
+    code = dtype_code(host.dtype, who)
+    if host.ndim == 0:
+        host = host.reshape(1)
+    host = numpy.ascontiguousarray(host)
+    shape, cshape = _shape_arg(host.shape, who)
+    ptr = ctypes.c_void_p()
+    _array_from_host(dev._ptr, code, len(shape), cshape, host.ctypes.data_as(ctypes.c_void_p), ctypes.byref(ptr))
+    return Array(ptr.value)
+
+
+def asarray(obj, device=None, dtype=None):
+    """An anygpu array of @obj's values on @device (default: @obj's own device for an Array,
+    else default_device()), in @dtype (default: @obj's). @obj is an Array, a numpy array, a
+    scalar or sequence, anything with the buffer protocol, or anything with ``__dlpack__``
+    (a torch tensor, a CuPy array). An Array already on that device in that dtype is returned
+    as it is; everything else is copied (``from_dlpack`` shares memory instead)."""
+    if isinstance(obj, Array):
+        dev = obj.device if device is None else globals()["device"](device)
+        out = obj if dev == obj.device else obj.to_device(dev)
+        if dtype is not None and numpy.dtype(dtype) != out.dtype:
+            from ._ops import astype
+            out = astype(out, dtype)
+        return out
+    dev = _resolve_device(device)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, numpy.ndarray):
+        from ._dlpack import from_dlpack
+        return asarray(from_dlpack(obj), device=dev, dtype=dtype)
+    return _from_numpy(obj, dev, dtype, "anygpu.asarray")
+
+
+def to_host(a):
+    """A numpy copy of the Array @a (numpy.asarray(a) does the same)."""
+    return a.to_host()

@@ -1,0 +1,35 @@
+"""pytest fixtures for the anygpu package's tests: `dev` runs a test once on every device
+present (host, each OpenCL device, each CUDA device), named by its spec in the test id, and
+`tol` gives the tolerance each dtype is held to."""
+
+import numpy
+import pytest
+
+import anygpu
+
+DEVICES = anygpu.devices()
+
+
+@pytest.fixture(params=DEVICES, ids=[d.spec for d in DEVICES])
+def dev(request):
+    return request.param
+
+
+# Relative tolerance per dtype against numpy's double-precision answer (or an exact answer for
+# integers): f32 and c64 carry about 7 digits and reductions and FFTs lose a few more to the
+# order of summation; f64 and c128 about 16.
+RTOL = {
+    "uint8": 0, "uint16": 0, "uint32": 0, "int32": 0,
+    "float32": 2e-5, "complex64": 2e-5,
+    "float64": 1e-12, "complex128": 1e-12,
+}
+
+
+def tol(dtype):
+    return RTOL[numpy.dtype(dtype).name]
+
+
+def need_fp64(dev, dtype):
+    """Skips (with the reason) a double-precision case on a device without fp64 (rusticl)."""
+    if numpy.dtype(dtype).name in ("float64", "complex128") and not dev.fp64:
+        pytest.skip("%s has no double precision" % dev.spec)
