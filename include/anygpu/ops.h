@@ -116,6 +116,33 @@ AG_API ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double b
 /** out = min(max(x, lo), hi), real dtypes; NaN stays NaN. lo > hi is invalid. */
 AG_API ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out);
 
+/** Comparisons, elementwise, giving u8 masks (1 true, 0 false) as ag_where takes them. */
+typedef enum ag_compare_op {
+  AG_CMP_EQ, /* a == b   all dtypes (complex: both parts equal) */
+  AG_CMP_NE, /* a != b   all dtypes */
+  AG_CMP_LT, /* a < b    real dtypes */
+  AG_CMP_LE, /* a <= b   real dtypes */
+  AG_CMP_GT, /* a > b    real dtypes */
+  AG_CMP_GE, /* a >= b   real dtypes */
+} ag_compare_op;
+
+/** out = (a op b) ? 1 : 0. a and b have one dtype and shapes as ag_binary()'s; out is u8 of
+    the larger shape. IEEE 754 as C and numpy: a NaN compares false, except with AG_CMP_NE.
+    @return AG_ERR_UNSUPPORTED for LT, LE, GT, GE on complex dtypes; AG_ERR_MISMATCH for
+            dtypes or shapes that do not fit; AG_ERR_INVALID_ARGUMENT for NULL, an op outside
+            the enum, or out not u8. */
+AG_API ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_array *b,
+                            ag_array *out);
+
+/** out = (x op s) ? 1 : 0, or (s op x) when @p scalar_first, s = re + i*im (im must be 0 for
+    real dtypes). The comparison is exact, as numpy's is: for float and complex x, s is first
+    rounded to x's dtype (numpy compares a float32 array with 0.1 as float32); for integer x,
+    s is compared as the real number it is (x < 2.5 holds for x <= 2, x == 2.5 for none,
+    u8 x < 300 for all), the same on devices without double precision. s may be NaN or
+    infinite. */
+AG_API ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, double re,
+                                   double im, bool scalar_first, ag_array *out);
+
 /** out = cond != 0 ? a : b. cond is a u8 array of out's shape; a and b have out's dtype and
     shape. */
 AG_API ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a,
