@@ -13,7 +13,8 @@ docs/python.md is the guide; every function's docstring says what it does.
 from ._lib import (LIBRARY, AnygpuError, BackendUnavailableError, BuildError, DeviceError,
                    InvalidArgumentError, MismatchError, NoDeviceError, OutOfMemoryError,
                    OutOfRangeError, UnsupportedError)
-from ._core import Array, Device, asarray, default_device, device, devices, empty, to_host
+from ._core import Array, Device, asarray, default_device, device, devices, empty
+from ._queue import Event, to_device, to_host
 from ._ops import *  # noqa: F401,F403  elementwise, reductions, BLAS, operators' functions
 from ._dlpack import *  # noqa: F401,F403  from_dlpack
 from . import fft  # noqa: F401  anygpu.fft.fft2, ifft2, rfft2, irfft2...

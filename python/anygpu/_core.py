@@ -332,8 +332,3 @@ def asarray(obj, device=None, dtype=None):
         from ._dlpack import from_dlpack
         return asarray(from_dlpack(obj), device=dev, dtype=dtype)
     return _from_numpy(obj, dev, dtype, "anygpu.asarray")
-
-
-def to_host(a):
-    """A numpy copy of the Array @a (numpy.asarray(a) does the same)."""
-    return a.to_host()

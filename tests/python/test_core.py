@@ -1,0 +1,136 @@
+"""Devices, the default-device scope, errors as exceptions, and arrays to and from the host."""
+
+import numpy
+import pytest
+
+import anygpu
+from conftest import DEVICES, need_fp64
+
+ALL_DTYPES = ["uint8", "uint16", "uint32", "int32", "float32", "float64", "complex64", "complex128"]
+
+
+def test_devices_start_with_the_host_and_have_distinct_specs():
+    specs = [d.spec for d in DEVICES]
+    assert specs[0] == "host"
+    assert len(set(specs)) == len(specs)
+    for d in DEVICES:
+        assert anygpu.device(d.spec) == d
+        assert d.backend in ("host", "opencl", "cuda")
+        assert d.info["spec"] == d.spec
+
+
+def test_a_device_that_is_not_there_raises_no_device_with_the_library_message():
+    with pytest.raises(anygpu.NoDeviceError) as e:
+        anygpu.device("cuda:7")
+    assert e.value.status == "AG_ERR_NO_DEVICE"
+    assert "ag_device_select" in e.value.message and "cuda:7" in e.value.message
+    assert isinstance(e.value, LookupError)
+
+
+def test_a_malformed_spec_raises_invalid_argument():
+    with pytest.raises(anygpu.InvalidArgumentError) as e:
+        anygpu.device("opencl:")
+    assert e.value.status == "AG_ERR_INVALID_ARGUMENT"
+    assert "ag_device_select" in e.value.message
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.device: spec"):
+        anygpu.device(3)
+
+
+def test_with_scope_sets_the_default_device_and_restores_it(dev):
+    outer = anygpu.default_device()
+    with anygpu.device(dev.spec) as d:
+        assert d == dev
+        assert anygpu.default_device() == dev
+        assert anygpu.asarray([1.0, 2.0]).device == dev
+        with anygpu.device("host"):
+            assert anygpu.asarray([1.0]).device.spec == "host"
+        assert anygpu.default_device() == dev
+    assert anygpu.default_device() == outer
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_asarray_and_back_keep_values_shape_and_dtype(dev, dtype):
+    need_fp64(dev, dtype)
+    rng = numpy.random.default_rng(1)
+    host = (rng.random((3, 5, 2)) * 200).astype(dtype)
+    if host.dtype.kind == "c":
+        host = host + 1j * host[::-1].astype(dtype)
+    a = anygpu.asarray(host, device=dev)
+    assert a.shape == (3, 5, 2) and a.ndim == 3 and a.size == 30
+    assert a.dtype == host.dtype and a.device == dev
+    assert a.nbytes == host.nbytes
+    numpy.testing.assert_array_equal(a.to_host(), host)
+    numpy.testing.assert_array_equal(numpy.asarray(a), host)
+    numpy.testing.assert_array_equal(anygpu.to_host(a), host)
+
+
+def test_asarray_converts_dtype_lists_scalars_and_non_contiguous_input(dev):
+    a = anygpu.asarray([[1, 2], [3, 4]], device=dev, dtype="float32")
+    assert a.dtype == numpy.float32
+    numpy.testing.assert_array_equal(numpy.asarray(a), [[1, 2], [3, 4]])
+    s = anygpu.asarray(numpy.float32(2.5), device=dev)
+    assert s.shape == (1,) and numpy.asarray(s)[0] == 2.5
+    t = numpy.arange(12, dtype="int32").reshape(3, 4).T
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.asarray(t, device=dev)), t)
+    b = anygpu.asarray(bytearray(b"\x01\x02\x03"), device=dev)
+    assert b.dtype == numpy.uint8
+    numpy.testing.assert_array_equal(numpy.asarray(b), [1, 2, 3])
+
+
+def test_arrays_move_between_devices(dev):
+    host = numpy.arange(10, dtype="float32")
+    a = anygpu.asarray(host, device="host")
+    b = a.to_device(dev)
+    assert b.device == dev
+    assert anygpu.asarray(a, device=dev).device == dev
+    assert anygpu.asarray(b) is b
+    numpy.testing.assert_array_equal(numpy.asarray(b.copy()), host)
+
+
+def test_empty_arrays_are_valid(dev):
+    a = anygpu.empty((0, 3), "float32", device=dev)
+    assert a.shape == (0, 3) and a.size == 0
+    assert numpy.asarray(a).shape == (0, 3)
+
+
+def test_bad_shapes_and_dtypes_raise_named_errors(dev):
+    with pytest.raises(anygpu.UnsupportedError, match="int64 has no anygpu counterpart"):
+        anygpu.asarray(numpy.zeros(3, dtype="int64"), device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="bool"):
+        anygpu.asarray(numpy.zeros(3, dtype=bool), device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.empty: shape .* 5 dimensions"):
+        anygpu.empty((1, 1, 1, 1, 1), device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="negative"):
+        anygpu.empty((2, -1), device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="not a dtype"):
+        anygpu.empty(3, dtype="no such type", device=dev)
+
+
+def test_events_time_device_work_and_order_it(dev):
+    a = anygpu.asarray(numpy.ones(1000, dtype="float32"), device=dev)
+    start = anygpu.Event(dev)
+    b = a.copy()
+    end = anygpu.Event.record(dev)
+    end.synchronize()
+    if "no-profiling" in dev.info["quirks"]:
+        # A driver without command timestamps (rusticl 22) is refused, never timed as 0.
+        with pytest.raises(anygpu.UnsupportedError, match="ag_event_elapsed_ms"):
+            start.elapsed_time(end)
+    else:
+        assert start.elapsed_time(end) >= 0.0
+    numpy.testing.assert_array_equal(numpy.asarray(b), numpy.ones(1000, dtype="float32"))
+
+
+def test_structures_move_to_the_device_and_back_as_flux_gpu_and_cpu(dev):
+    model = {"W": numpy.eye(3, dtype="float32"), "layers": [numpy.arange(2.0, dtype="float32"), "relu"],
+             "b": (numpy.zeros(2, dtype="float32"), 3)}
+    on = anygpu.to_device(model, dev)
+    assert isinstance(on["W"], anygpu.Array) and on["W"].device == dev
+    assert on["layers"][1] == "relu" and on["b"][1] == 3
+    back = anygpu.to_host(on)
+    numpy.testing.assert_array_equal(back["W"], model["W"])
+    numpy.testing.assert_array_equal(back["layers"][0], model["layers"][0])
+    assert isinstance(back["b"], tuple)
+    single = anygpu.to_device(numpy.ones(2, dtype="float32"), dev)
+    assert isinstance(single, anygpu.Array)
+    numpy.testing.assert_array_equal(anygpu.to_host(single), [1, 1])
