@@ -143,9 +143,14 @@ def main(argv):
     return 0
 
 
-if __name__ == "__main__":
+def exit_with(main):
+    """Runs main(sys.argv) and exits with its status; a failed check prints FAIL and exits 1."""
     try:
         sys.exit(main(sys.argv))
     except AssertionError as e:
         print(f"FAIL: {e}", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    exit_with(main)

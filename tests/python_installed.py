@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from cmake_package import check, stage
+from cmake_package import check, exit_with, stage
 
 MODULES = ["__init__.py", "_lib.py", "_core.py", "_queue.py", "_ops.py", "_dlpack.py", "fft.py",
            "azint.py", "template.py", "sporco.py", "learn.py", "_config.py"]
@@ -64,8 +64,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv))
-    except AssertionError as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
+    exit_with(main)
