@@ -6,7 +6,7 @@ import threading
 
 import numpy
 
-from ._lib import AG_DTYPE, DTYPES, c_size_p, error, fn, lib
+from ._lib import AG_DTYPE, DTYPES, UnsupportedError, c_size_p, error, fn, lib
 
 MAX_DIMS = 4
 c_void_pp = ctypes.POINTER(ctypes.c_void_p)
@@ -330,5 +330,9 @@ def asarray(obj, device=None, dtype=None):
     dev = _resolve_device(device)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, numpy.ndarray):
         from ._dlpack import from_dlpack
-        return asarray(from_dlpack(obj), device=dev, dtype=dtype)
+        try:
+            shared = from_dlpack(obj)
+        except UnsupportedError:  # not compact row-major (a transposed tensor): copied instead
+            return _from_numpy(obj, dev, dtype, "anygpu.asarray")
+        return asarray(shared, device=dev, dtype=dtype)
     return _from_numpy(obj, dev, dtype, "anygpu.asarray")

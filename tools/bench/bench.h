@@ -53,6 +53,7 @@ typedef struct totals {
   bool any_solvers;  /* a solvers table was printed */
   bool any_learn;    /* a learning table was printed */
   bool any_multi;    /* a batch split table was printed */
+  bool any_python;   /* a Python binding overhead table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -125,6 +126,13 @@ unsigned learn_mask(const char *only);
 int learn_child(const char *spec, const char *dtype_name);
 int learn_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot);
 void learn_footer(const totals *tot);
+
+/* ---- the Python binding's overhead (python.c) ----------------------------------------- */
+
+bool python_selected(const char *only);
+int python_child(const char *spec);
+int python_device(const char *self, const device_entry *d, bool csv, totals *tot);
+void python_footer(const totals *tot);
 
 /* ---- the Python peer (peer.c) ----------------------------------------------------------- */
 

@@ -49,7 +49,14 @@
    peer_learn.py: the learning rows' peer, PyTorch on the CPU whatever the device (the prelude
    run with "torch" imports torch as xp). argv: torch float32|float64. "setup ROW" builds the
    row's data and runs a first call, "ready MS" (or "skip REASON"); "round" times one call,
-   "time MS"; anything else drops the data, "ok". */
+   "time MS"; anything else drops the data, "ok".
+
+   peer_python.py: the Python binding's peer (python.c). argv: cpu PYTHON_DIR LIBRARY SPEC: it
+   imports the anygpu package from PYTHON_DIR with ANYGPU_LIBRARY=LIBRARY, opens SPEC and prints
+   "ready" (or exits 1 saying why). "size N" times c = a + b on N float32 elements, through
+   ctypes (ag_add by anygpu._lib.fn), anygpu.add where the package has it, and numpy.add(out=)
+   on host arrays, checks each result, and answers "times CTYPES_US ADD_US NUMPY_US FORM" (ADD_US
+   "-" without anygpu.add; FORM "alloc" where anygpu.add takes no out=, else "out"). */
 extern const ag__embedded peer_scripts[];
 
 /* The compiled-in file @p name (its file name without extension); NULL when this build has
