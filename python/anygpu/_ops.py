@@ -22,7 +22,7 @@ import numbers
 
 import numpy
 
-from ._core import Array, _resolve_device, _shape_arg, asarray, dtype_code, empty
+from ._core import Array, _shape_arg, asarray, dtype_code, empty
 from ._lib import DTYPES, c_size_p, error, fn, lib
 
 __all__ = [
@@ -77,15 +77,15 @@ def _view(call, *args):
 
 # ---- dtypes ----------------------------------------------------------------------------------
 
-def _check_dtype(dt, dev, who, why=""):
+def _check_dtype(dt, dev, who):
     """@dt as a numpy dtype anygpu has, computable on @dev, else UnsupportedError."""
     dt = numpy.dtype(dt)
     if dt.name not in DTYPES:
-        raise error("AG_ERR_UNSUPPORTED", "%s: the result would be %s%s, which anygpu has no dtype for"
-                    % (who, dt.name, why))
+        raise error("AG_ERR_UNSUPPORTED", "%s: the result would be %s, which anygpu has no dtype for"
+                    % (who, dt.name))
     if dt.name in _DOUBLE and not dev.fp64:
-        raise error("AG_ERR_UNSUPPORTED", "%s: the result is %s%s, and %s has no double precision"
-                    % (who, dt.name, why, dev.spec))
+        raise error("AG_ERR_UNSUPPORTED", "%s: the result is %s, and %s has no double precision"
+                    % (who, dt.name, dev.spec))
     return dt
 
 
@@ -129,6 +129,7 @@ def _pair(a, b, who, op=None, out_dtype=None):
     (in-place operators). Comparisons with a real scalar keep x's dtype: ag_compare_scalar
     compares exactly."""
     swapped = False
+    a, b = (v[()] if isinstance(v, numpy.ndarray) and v.ndim == 0 else v for v in (a, b))  # 0-d: a scalar
     if not isinstance(a, Array):
         if not isinstance(b, Array):
             raise error("AG_ERR_INVALID_ARGUMENT", "%s: neither operand is an anygpu Array" % who)
@@ -226,28 +227,25 @@ def _binary_op(name, a, b, out=None):
     return out
 
 
-def _make(kind, name, doc):
-    if kind == "unary":
+def _make(name):
+    if name in UNARY:
         def f(x):
             return _unary_op(name, x)
+        doc = "Elementwise %s(x), as numpy.%s (the module docstring says the dtypes)."
     else:
         def f(a, b):
             return _binary_op(name, a, b)
+        doc = ("Elementwise %s(a, b) of Arrays and scalars, as numpy.%s; one operand may have the trailing part "
+               "of the other's shape." + (" The result is a uint8 mask (1 true)." if name in COMPARE else ""))
     f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc
+    f.__doc__ = doc % (name, name)
     return f
 
 
-for _name in UNARY:
-    globals()[_name] = _make("unary", _name, "Elementwise %s(x), as numpy.%s (module docstring for dtypes)."
-                             % (_name, _name))
-for _name in BINARY:
-    globals()[_name] = _make("binary", _name, "Elementwise %s(a, b) of Arrays and scalars, as numpy.%s; "
-                             "broadcasts a whole trailing shape." % (_name, _name))
-for _name in COMPARE:
-    globals()[_name] = _make("binary", _name, "Elementwise %s(a, b) as a uint8 mask (1 true), as numpy.%s."
-                             % (_name, _name))
-absolute, conjugate, true_divide = abs, conj, divide  # noqa: F821  (defined just above)
+negative, abs, sqrt, exp, log, sin, cos, square, sign, conj, real, imag = map(_make, UNARY)
+add, subtract, multiply, divide, power, minimum, maximum = map(_make, BINARY)
+equal, not_equal, less, less_equal, greater, greater_equal = map(_make, COMPARE)
+absolute, conjugate, true_divide = abs, conj, divide
 
 
 def where(cond, a, b):
@@ -261,7 +259,7 @@ def where(cond, a, b):
     dev = arrays[0].device
     cond = _operand(cond if not isinstance(cond, numpy.ndarray) else cond.astype("uint8"), dev, who, "cond")
     if cond.dtype != numpy.uint8:
-        cond = not_equal(cond, 0)  # noqa: F821
+        cond = not_equal(cond, 0)
     vals = [v if _is_scalar(v) else _operand(v, dev, who, n) for v, n in ((a, "a"), (b, "b"))]
     for v in [cond] + vals:
         if isinstance(v, Array) and v.device != dev:
@@ -301,8 +299,8 @@ def clip(x, lo=None, hi=None):
         _clamp(None, x._ptr, -numpy.inf if lo is None else float(lo), numpy.inf if hi is None else float(hi), out._ptr)
         return out
     if lo is not None:
-        x = maximum(x, lo)  # noqa: F821
-    return x if hi is None else minimum(x, hi)  # noqa: F821
+        x = maximum(x, lo)
+    return x if hi is None else minimum(x, hi)
 
 
 # ---- reductions ------------------------------------------------------------------------------
@@ -348,9 +346,8 @@ def _make_reduction(name):
     return f
 
 
-for _name in _reductions:
-    globals()[_name] = _make_reduction(_name)
-amin, amax = min, max  # noqa: F821
+sum, mean, min, max, argmin, argmax = map(_make_reduction, _reductions)
+amin, amax = min, max
 
 
 # ---- products --------------------------------------------------------------------------------
@@ -369,7 +366,8 @@ def dot(a, b):
     conjugated); matrix . vector and vector . matrix go through gemv, matrix . matrix through
     gemm (float and complex dtypes)."""
     a = _operand(a, None, "anygpu.dot", "a")
-    if a.ndim == 1 and isinstance(b, Array) and b.ndim == 1:
+    b = _operand(b, a.device, "anygpu.dot", "b")
+    if a.ndim == 1 and b.ndim == 1:
         x, y, dt = _product_operands(a, b, "anygpu.dot")
         if x.shape != y.shape:
             raise error("AG_ERR_MISMATCH", "anygpu.dot: a has shape %s but b %s" % (x.shape, y.shape))
@@ -378,7 +376,7 @@ def dot(a, b):
         out = empty((1,), dt, x.device)
         _dot(None, x._ptr, y._ptr, AXIS_ALL, out._ptr)
         return out.to_host()[0].item()
-    if a.ndim > 2 or (isinstance(b, Array) and b.ndim > 2):
+    if a.ndim > 2 or b.ndim > 2:
         raise error("AG_ERR_UNSUPPORTED", "anygpu.dot: arrays of more than 2 dimensions; use matmul for stacks")
     return _matmul("anygpu.dot", a, b)
 
@@ -442,6 +440,7 @@ def astype(a, dtype):
 
 def reshape(a, shape, *more):
     """A view of @a with another shape (one length may be -1), sharing its memory."""
+    a = _operand(a, None, "anygpu.reshape", "a")
     if more or isinstance(shape, numbers.Integral):
         shape = (shape,) + more
     shape = [int(d) for d in shape]
@@ -551,7 +550,9 @@ def _setitem(a, key, value):
     if _is_scalar(value) or isinstance(value, bool):
         _fill(view, value)
         return
-    value = _as(_operand(value, view.device, "anygpu.Array.__setitem__", "value"), view.dtype)
+    if not isinstance(value, Array):  # converted as numpy assigns: to the view's dtype
+        value = asarray(numpy.asarray(value, dtype=view.dtype), device=view.device)
+    value = _as(value, view.dtype)
     if value.shape == view.shape:
         _copy(None, value._ptr, view._ptr)
     else:
@@ -589,22 +590,21 @@ def _operators():
     for dunder, name in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
                          ("gt", "greater"), ("ge", "greater_equal")):
         ops["__%s__" % dunder] = binop(name)
-    g = globals()
     ops.update({
-        "__neg__": negative, "__abs__": abs, "__pos__": lambda self: self,  # noqa: F821
+        "__neg__": negative, "__abs__": abs, "__pos__": lambda self: self,
         "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self),
         "__getitem__": _getitem, "__setitem__": _setitem, "__hash__": None, "item": _item,
         "__bool__": lambda self: bool(_item(self)), "__float__": lambda self: float(_item(self)),
         "__int__": lambda self: int(_item(self)), "__complex__": lambda self: complex(_item(self)),
-        "real": property(real), "imag": property(imag),  # noqa: F821
+        "real": property(real), "imag": property(imag),
         "ravel": ravel, "flatten": lambda self: ravel(self).copy(),
         "reshape": lambda self, *shape: reshape(self, *shape),
     })
-    for name in ("astype", "sum", "mean", "min", "max", "argmin", "argmax", "dot", "clip", "conj", "conjugate"):
-        ops[name] = method(g[name])
+    for f in (astype, sum, mean, min, max, argmin, argmax, dot, clip, conj):
+        ops[f.__name__] = method(f)
+    ops["conjugate"] = ops["conj"]
     for name, f in ops.items():
         setattr(Array, name, f)
 
 
 _operators()
-del _name

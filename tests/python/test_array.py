@@ -82,7 +82,7 @@ def test_setitem(dev):
     x = put(dev, a)
     x[1] = 5
     a[1] = 5
-    x[0, 1:3] = numpy.array([7, 8], dtype="float32")
+    x[0, 1:3] = [7, 8]  # a list, converted to the view's dtype
     a[0, 1:3] = [7, 8]
     x[2] = put(dev, numpy.arange(4, dtype="int32"))  # converted to the view's dtype
     a[2] = numpy.arange(4)

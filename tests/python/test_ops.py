@@ -91,6 +91,7 @@ def test_reflected_scalars(dev):
     assert_close(1 / x, 1 / a)
     assert_close(2 ** x, 2 ** a, scale=10)
     assert_close(x ** 2, a ** 2, scale=10)
+    assert_close(x * numpy.array(2.5), a * numpy.array(2.5))  # a 0-d array counts as a scalar
     assert_close(-x, -a)
     assert_close(abs(put(dev, -a)), a)
 
@@ -200,7 +201,7 @@ def test_compare_functions_and_complex(dev):
     x = put(dev, a)
     numpy.testing.assert_array_equal(numpy.asarray(anygpu.equal(x, x)), numpy.ones(a.shape, "uint8"))
     numpy.testing.assert_array_equal(numpy.asarray(anygpu.not_equal(x, a[0])), (a != a[0]).astype("uint8"))
-    numpy.testing.assert_array_equal(numpy.asarray(anygpu.less(put(dev, [1.0, 3.0]), 2)), [1, 0])
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.less(put(dev, [1.0, 3.0], "float32"), 2)), [1, 0])
     with pytest.raises(anygpu.UnsupportedError):
         x < x
 
@@ -282,6 +283,7 @@ def test_products(dev, dtype):
     assert_close(xw @ x, w @ a, scale=10)
     assert_close(anygpu.dot(x, y), numpy.dot(a, b), scale=10)
     assert_close(anygpu.dot(xv, xv), numpy.dot(v, v), dtype, scale=10)
+    assert_close(anygpu.dot(xv, v), numpy.dot(v, v), dtype, scale=10)
     assert_close(anygpu.vdot(x, x), numpy.vdot(a, a), dtype, scale=10)
     stack = sample(dtype, (2, 3, 4), seed=4)
     assert_close(put(dev, stack) @ y, stack @ b, scale=10)
