@@ -170,7 +170,7 @@ def _broadcast(a, b, who):
     ops = []
     for x in (a, b):
         s = x.shape
-        while len(s) > 1 and s[0] == 1 and len(s) > 0 and s != shape:
+        while len(s) > 1 and s[0] == 1 and s != shape:
             s = s[1:]
         if s != shape[len(shape) - len(s):]:
             raise error("AG_ERR_UNSUPPORTED", "%s: broadcasting shapes %s and %s needs a repeat inside an "
@@ -546,6 +546,10 @@ def _getitem(a, key):
 
 
 def _setitem(a, key, value):
+    """a[key] = value, written into the view _getitem gives: a scalar fills it (ag_fill: an
+    integer array takes only integers in its range, never rounded or wrapped), an Array or
+    array-like of the view's shape (or its trailing part) is converted to the view's dtype and
+    copied in."""
     view = _getitem(a, key)
     if _is_scalar(value) or isinstance(value, bool):
         _fill(view, value)
