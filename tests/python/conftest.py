@@ -33,3 +33,21 @@ def need_fp64(dev, dtype):
     """Skips (with the reason) a double-precision case on a device without fp64 (rusticl)."""
     if numpy.dtype(dtype).name in ("float64", "complex128") and not dev.fp64:
         pytest.skip("%s has no double precision" % dev.spec)
+
+
+def put(dev, values, dtype=None):
+    """An anygpu array of @values on @dev (in @dtype when given)."""
+    return anygpu.asarray(numpy.asarray(values, dtype=dtype), device=dev)
+
+
+def assert_close(got, want, dtype=None, scale=1):
+    """@got (an Array or a value) equals numpy's @want: exactly for integer dtypes, else within
+    tol(dtype) * @scale relative to the largest magnitude of @want; dtypes must agree too."""
+    want = numpy.asarray(want)
+    dtype = numpy.dtype(dtype or want.dtype)
+    if isinstance(got, anygpu.Array):
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    got = numpy.asarray(got)
+    rtol = tol(dtype) * scale
+    atol = rtol * (float(numpy.nanmax(numpy.abs(want))) if want.size else 0)
+    numpy.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)

@@ -1,0 +1,86 @@
+"""anygpu.fft against numpy.fft on every device: each transform, norm and precision, the shifts,
+irfft's output length, and the refusals."""
+
+import numpy
+import pytest
+
+import anygpu
+from conftest import assert_close, need_fp64, put
+
+COMPLEX = {"float32": "complex64", "complex64": "complex64", "float64": "complex128", "complex128": "complex128"}
+NORMS = [None, "ortho", "forward"]
+
+
+def signal(dtype, shape, seed=0):
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if numpy.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float64", "complex128"])
+@pytest.mark.parametrize("name, shape", [("fft", (3, 8)), ("ifft", (5,)), ("fft2", (2, 4, 6)), ("ifft2", (6, 5)),
+                                         ("fftn", (3, 4, 5)), ("ifftn", (4, 6))])
+def test_complex_transforms(dev, dtype, norm, name, shape):
+    need_fp64(dev, dtype)
+    a = signal(dtype, shape)
+    got = getattr(anygpu.fft, name)(put(dev, a), norm=norm)
+    want = getattr(numpy.fft, name)(a, norm=norm).astype(COMPLEX[dtype])
+    assert_close(got, want, scale=10)
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(4, 8), (3, 7)])
+def test_real_transforms(dev, dtype, norm, shape):
+    need_fp64(dev, dtype)
+    a = signal(dtype, shape)
+    x = put(dev, a)
+    spectrum = anygpu.fft.rfft(x, norm=norm)
+    assert_close(spectrum, numpy.fft.rfft(a, norm=norm).astype(COMPLEX[dtype]), scale=10)
+    n = shape[-1]
+    back = anygpu.fft.irfft(spectrum, n, norm=norm)
+    assert_close(back, numpy.fft.irfft(numpy.fft.rfft(a, norm=norm), n, norm=norm).astype(dtype), scale=10)
+    spectrum2 = anygpu.fft.rfft2(x, norm=norm)
+    assert_close(spectrum2, numpy.fft.rfft2(a, norm=norm).astype(COMPLEX[dtype]), scale=10)
+    back2 = anygpu.fft.irfft2(spectrum2, s=shape, norm=norm)
+    assert_close(back2, a, scale=10)
+
+
+def test_irfft_default_length(dev):
+    a = numpy.fft.rfft(signal("float64", (2, 8))).astype("complex64")  # a Hermitian spectrum
+    got = anygpu.fft.irfft(put(dev, a))
+    assert got.shape == (2, 8)
+    assert_close(got, numpy.fft.irfft(a).astype("float32"), scale=10)
+
+
+def test_integer_input(dev):
+    need_fp64(dev, "float64")
+    a = numpy.arange(8, dtype="int32")
+    assert_close(anygpu.fft.fft(put(dev, a)), numpy.fft.fft(a), scale=10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "complex64"])
+@pytest.mark.parametrize("shape", [(5,), (4, 7), (2, 3, 4)])
+def test_shifts(dev, dtype, shape):
+    a = numpy.arange(int(numpy.prod(shape))).reshape(shape).astype(dtype)
+    x = put(dev, a)
+    assert_close(anygpu.fft.fftshift(x), numpy.fft.fftshift(a))
+    assert_close(anygpu.fft.ifftshift(x), numpy.fft.ifftshift(a))
+    assert_close(anygpu.fft.fftshift(x, axes=-1), numpy.fft.fftshift(a, axes=-1))
+
+
+def test_refusals(dev):
+    x = put(dev, signal("complex64", (4, 6)))
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.fft.rfft: x is complex64"):
+        anygpu.fft.rfft(x)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.fft.fft: axes"):
+        anygpu.fft.fft(x, axis=0)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.fft.fft2: norm"):
+        anygpu.fft.fft2(x, norm="unitary")
+    with pytest.raises(anygpu.UnsupportedError, match="neither pads nor crops"):
+        anygpu.fft.fft(x, n=8)
+    with pytest.raises(anygpu.MismatchError, match="anygpu.fft.irfft: output length 20"):
+        anygpu.fft.irfft(x, 20)
