@@ -131,3 +131,17 @@ def set_options(struct, options, keys, who, path=""):
             except TypeError:
                 raise invalid(who, "opt[%r] cannot be %r" % (label, value)) from None
     return struct
+
+
+class Owned:
+    """Base of a Python object owning one C object: ``_ptr`` (a c_void_p) is released with the
+    class's ``_free`` (a staticmethod) when the object goes."""
+
+    _ptr = None
+    _free = None
+
+    def __del__(self):
+        ptr = self._ptr
+        if ptr is not None and ptr.value:
+            self._free(ptr)
+            self._ptr = None

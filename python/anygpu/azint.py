@@ -25,7 +25,7 @@ import numpy
 
 from ._core import Array
 from ._lib import AG_DTYPE, AnygpuError, fn
-from ._sci import (REAL_DTYPES, c_ptr, device_array, float_dtype, give_back, host_array, invalid, number,
+from ._sci import (REAL_DTYPES, Owned, c_ptr, device_array, float_dtype, give_back, host_array, invalid, number,
                    refuse, resolve_device)
 
 __all__ = ["AzimuthalIntegrator", "load", "Integrate1dResult", "Integrate2dResult"]
@@ -84,23 +84,20 @@ _METHOD_NAMES = {"csr": "bbox", "bbox_csr": "bbox", "splitbbox": "bbox", "bbox":
 _ENGINE_CACHE = 8  # integrators kept per AzimuthalIntegrator, least recently used dropped
 
 
-class _Engine:
+class _Engine(Owned):
     """One C integrator, freed with the object."""
 
+    _free = staticmethod(_destroy)
+
     def __init__(self, ptr, npt_rad, npt_azim):
-        self.ptr = ctypes.c_void_p(ptr)
+        self._ptr = ctypes.c_void_p(ptr)
         self.npt_rad, self.npt_azim = npt_rad, npt_azim
         self.radial = numpy.empty(npt_rad)
-        _radial(self.ptr, self.radial.ctypes.data_as(c_double_p))
+        _radial(self._ptr, self.radial.ctypes.data_as(c_double_p))
         self.azimuthal = None
         if npt_azim:
             self.azimuthal = numpy.empty(npt_azim)
-            _azimuthal(self.ptr, self.azimuthal.ctypes.data_as(c_double_p))
-
-    def __del__(self):
-        if getattr(self, "ptr", None) is not None and self.ptr.value:
-            _destroy(self.ptr)
-            self.ptr = None
+            _azimuthal(self._ptr, self.azimuthal.ctypes.data_as(c_double_p))
 
 
 class Integrate1dResult:
@@ -338,7 +335,7 @@ class AzimuthalIntegrator:
         else:
             self._engines.move_to_end(key)
         res = _Result()
-        _integrate(None, engine.ptr, c_ptr(frames), ctypes.byref(res))
+        _integrate(None, engine._ptr, c_ptr(frames), ctypes.byref(res))
         arrays = {name: (Array(getattr(res, name)) if getattr(res, name) else None) for name, _ in _Result._fields_}
         if opt.error_model == 0:  # pyFAI gives no sigma and no variance without an error model
             arrays["sigma"] = arrays["sum_variance"] = None

@@ -25,7 +25,7 @@ import numpy
 
 from ._core import Array, empty
 from ._lib import fn
-from ._sci import c_ptr, device_array, give_back, invalid, number, refuse, resolve_device
+from ._sci import Owned, c_ptr, device_array, give_back, invalid, number, refuse, resolve_device
 
 __all__ = ["SGD", "Adam", "Descent", "Momentum", "FluxAdam", "flux", "mse", "logitcrossentropy",
            "nll_gridded", "sparsity", "entropy", "tv_image", "tsv"]
@@ -48,10 +48,11 @@ _optimizer_destroy = fn("ag_optimizer_destroy", [_vp], restype=None, status=Fals
 _SGD, _MOMENTUM_FLUX, _MOMENTUM_TORCH, _ADAM_TORCH, _ADAM_FLUX = range(5)
 
 
-class _Optimizer:
+class _Optimizer(Owned):
     """One parameter's optimiser state on its device (ag_optimizer)."""
 
     _who = "anygpu.learn"
+    _free = staticmethod(_optimizer_destroy)
 
     def _make(self, param, kind, **fields):
         who = self._who
@@ -69,12 +70,6 @@ class _Optimizer:
         _optimizer_create(ctypes.byref(opt), c_ptr(param), ctypes.byref(ptr))
         self._ptr = ptr
         self.shape, self.dtype, self.device = param.shape, param.dtype, param.device
-
-    def __del__(self):
-        ptr = getattr(self, "_ptr", None)
-        if ptr is not None and ptr.value:
-            _optimizer_destroy(ptr)
-            self._ptr = None
 
     def step(self, param, grad):
         """One step: @param (an Array of the optimiser's shape, dtype and device) updated in

@@ -26,7 +26,7 @@ import numpy
 
 from ._core import Array, _array_copy_to, asarray
 from ._lib import fn
-from ._sci import c_ptr, device_array, float_dtype, invalid, number, refuse, resolve_device, set_options
+from ._sci import Owned, c_ptr, device_array, float_dtype, invalid, number, refuse, resolve_device, set_options
 
 __all__ = ["BPDN", "ConvBPDN", "TVL1Denoise", "TVL2Denoise", "RobustPCA", "PGMConvBPDN", "np2cp", "cp2np"]
 
@@ -202,10 +202,11 @@ def cp2np(a):
     return a.to_host() if isinstance(a, Array) else numpy.asarray(a)
 
 
-class _Solver:
+class _Solver(Owned):
     """What every solver shares: the C solver, solve(), getitstat(), the iterates."""
 
     _who = "anygpu.sporco"
+    _free = staticmethod(_destroy)
     _stats = ()  # (sporco field, ag_iter_stats field) pairs of this solver's IterationStats
     _pgm = False
 
@@ -261,12 +262,6 @@ class _Solver:
                 raise invalid(self._who, "opt['Callback'] must be callable")
             self._c_callback = _CALLBACK(lambda s, stats, user: 1 if self._callback(self) else 0)
             _set_callback(self._ptr, self._c_callback, None)
-
-    def __del__(self):
-        ptr = getattr(self, "_ptr", None)
-        if ptr is not None and ptr.value:
-            _destroy(ptr)
-            self._ptr = None
 
     def _var(self, var):
         p = _var_get(self._ptr, var)
