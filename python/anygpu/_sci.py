@@ -114,7 +114,8 @@ def set_options(struct, options, keys, who, path=""):
     if options is None:
         return struct
     if not isinstance(options, dict):
-        raise invalid(who, "opt must be a dict, not %s" % type(options).__name__)
+        raise invalid(who, "%s must be a dict, not %s" % ("opt[%r]" % path[:-1] if path else "opt",
+                                                           type(options).__name__))
     for name, value in options.items():
         target = keys.get(name)
         label = path + str(name)

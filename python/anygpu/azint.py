@@ -323,8 +323,13 @@ class AzimuthalIntegrator:
         opt.variance = pixels("variance", variance, numpy.float32)
         opt.error_model = 1 if error_model == "poisson" else 2 if variance is not None else 0
         opt.dtype = AG_DTYPE[float_dtype(dtype, who).name]
+        pointers = [(name, getattr(opt, name)) for name in ("mask", "dark", "flat", "variance")]
+        for name, _ in pointers:  # the key holds the arrays' contents, not where their copies are
+            setattr(opt, name, None)
         key = (bytes(opt), tuple(hashlib.sha1(a.tobytes()).hexdigest() for a in keep),
                tuple(a is not None for a in (mask, dark, flat, variance)))
+        for name, value in pointers:
+            setattr(opt, name, value)
         engine = self._engines.get(key)
         if engine is None:
             ptr = ctypes.c_void_p()

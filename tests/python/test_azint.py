@@ -71,6 +71,11 @@ def test_integrate1d_stack_and_array_in(dev):
     assert len(ai._engines) == 1
     ai.integrate1d(data[0], 31, unit="2th_deg", dummy=0.0)
     assert len(ai._engines) == 2
+    mask = numpy.zeros((ROWS, COLS), bool)
+    mask[0] = True
+    for _ in range(2):  # the same mask's contents, in another copy, find the same integrator
+        ai.integrate1d(data[0], 31, unit="2th_deg", dummy=0.0, mask=mask.copy())
+    assert len(ai._engines) == 3
 
 
 def test_integrate2d(dev):
