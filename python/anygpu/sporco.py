@@ -113,7 +113,8 @@ def _aux_var_obj(struct, value, label):
 
 
 def _ignored(struct, value, label):
-    pass
+    """Options without effect here (Verbose, StatusHeader, IterTimer), and those the solver
+    takes before the struct is filled (DataType, Callback, Y0, U0, X0)."""
 
 
 _AUTO_RHO_KEYS = {"Enabled": "enabled", "Period": "period", "Scaling": "scaling", "RsdlRatio": "rsdl_ratio",
@@ -125,7 +126,8 @@ _ADMM_KEYS = {"MaxMainIter": "max_iter", "AbsStopTol": "abs_stop_tol", "RelStopT
               "ReturnX": "return_x", "LinSolveCheck": "lin_solve_check", "NonNegCoef": "nonneg",
               "L1Weight": "l1_weight", "DFidWeight": "dfid_weight", "TVWeight": "tv_weight",
               "MaxGSIter": "max_gs_iter", "GSTol": "gs_tol",
-              "Verbose": _ignored, "StatusHeader": _ignored, "IterTimer": _ignored}
+              "Verbose": _ignored, "StatusHeader": _ignored, "IterTimer": _ignored,
+              "DataType": _ignored, "Callback": _ignored, "Y0": _ignored, "U0": _ignored}
 
 _MOMENTUM = {"nesterov": 0, "linear": 1, "genlinear": 2}
 _STEP_POLICY = {None: 0, "cauchy": 1, "bb": 2}
@@ -164,7 +166,8 @@ _PGM_KEYS = {"MaxMainIter": "max_iter", "RelStopTol": "rel_stop_tol", "L": _none
              "StepSizePolicy": _choice("step_policy", _STEP_POLICY, "None, \"cauchy\" or \"bb\""),
              "Backtrack": ("backtrack", _BACKTRACK_KEYS), "FastSolve": "fast_solve", "NonNegCoef": "nonneg",
              "NoBndryCross": "no_bndry_cross", "L1Weight": "l1_weight",
-             "Verbose": _ignored, "StatusHeader": _ignored, "IterTimer": _ignored}
+             "Verbose": _ignored, "StatusHeader": _ignored, "IterTimer": _ignored,
+             "DataType": _ignored, "Callback": _ignored, "X0": _ignored}
 
 
 def _guarded(keys, who):
@@ -214,9 +217,9 @@ class _Solver(Owned):
         """The device, dtype, options struct and device arrays for a new solver; @arrays is a
         list of (argument name, value, allowed dimension counts)."""
         who = self._who
+        if opt is not None and not isinstance(opt, dict):
+            raise invalid(who, "opt must be a dict, not %s" % type(opt).__name__)
         opt = dict(opt or {})
-        if not isinstance(opt, dict):
-            raise invalid(who, "opt must be a dict")
         dtype = opt.pop("DataType", None)
         callback = opt.pop("Callback", None)
         init = opt.pop("X0" if self._pgm else "Y0", None), None if self._pgm else opt.pop("U0", None)

@@ -71,6 +71,21 @@ def test_bpdn_sporco_pinned(dev):
     assert len(it.Iter) == 72 and b.converged
 
 
+def test_callback_and_initial_values(dev):
+    """sporco's Callback (a True return stops the run) and Y0 / U0 (here the previous run's Y
+    and U, which continue it: 3 + 3 iterations are 6)."""
+    rng = numpy.random.default_rng(2)
+    D, S = rng.standard_normal((10, 14)).astype(numpy.float32), rng.standard_normal((10, 2)).astype(numpy.float32)
+    opt = {"MaxMainIter": 6, "RelStopTol": 0, "AutoRho": {"Enabled": False}}
+    seen = []
+    b = BPDN(D, S, 0.2, dict(opt, Callback=lambda s: seen.append(s.getitstat().Iter[-1]) or len(seen) == 3), device=dev)
+    b.solve()
+    assert seen == [0, 1, 2] and len(b.getitstat().Iter) == 3
+    c = BPDN(D, S, 0.2, dict(opt, MaxMainIter=3, Y0=b.Y, U0=b.U), device=dev)
+    full = BPDN(D, S, 0.2, opt, device=dev)
+    numpy.testing.assert_allclose(cp2np(c.solve()), cp2np(full.solve()), rtol=0, atol=1e-5)
+
+
 def tv_image(shape):
     U = numpy.ones(shape)
     U[:, : shape[1] // 2] = -1
@@ -164,5 +179,9 @@ def test_errors(dev):
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.sporco.PGMConvBPDN: opt.'Momentum'."):
         PGMConvBPDN(numpy.ones((2, 3, 3), numpy.float32), numpy.ones((8, 8), numpy.float32), 0.1,
                     {"Momentum": "heavy"}, device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match=r"anygpu.sporco.BPDN: opt\['AutoRho'\] must be a dict"):
+        BPDN(D, S, 0.1, {"AutoRho": True}, device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.sporco.BPDN: opt has no option 'X0'"):
+        BPDN(D, S, 0.1, {"X0": S}, device=dev)
     with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.BPDN"):
         BPDN(D, S, 0.1, {"DataType": numpy.int32}, device=dev)
