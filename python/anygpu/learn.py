@@ -103,7 +103,8 @@ class SGD(_Optimizer):
         momentum = number(momentum, self._who, "momentum", low=0)
         if momentum == 0:
             if nesterov or dampening:
-                raise invalid(self._who, "nesterov and dampening need momentum > 0")
+                raise invalid(self._who, "nesterov and dampening need momentum > 0 (torch ignores a dampening "
+                              "without momentum; anygpu refuses it rather than drop it)")
             self._make(param, _SGD, lr=lr, momentum=0, weight_decay=weight_decay, **_flags(maximize=maximize))
         else:
             self._make(param, _MOMENTUM_TORCH, lr=lr, momentum=momentum, dampening=dampening,

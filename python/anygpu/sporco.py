@@ -26,7 +26,7 @@ import numpy
 
 from ._core import Array, _array_copy_to, asarray
 from ._lib import fn
-from ._sci import Owned, c_ptr, device_array, float_dtype, invalid, number, refuse, resolve_device, set_options
+from ._sci import Owned, c_ptr, device_array, float_dtype, invalid, number, resolve_device, set_options
 
 __all__ = ["BPDN", "ConvBPDN", "TVL1Denoise", "TVL2Denoise", "RobustPCA", "PGMConvBPDN", "np2cp", "cp2np"]
 
