@@ -11,11 +11,13 @@ GPU:
 'Backtrack'); a key anygpu does not know is InvalidArgumentError naming it. Arrays are numpy
 arrays or anygpu Arrays; the problem is solved on ``device`` (default: the device of the
 first Array given, else the default device) in the arrays' dtype, float32 or float64 (or
-``opt['DataType']``). Layouts are anygpu's, not sporco's: ConvBPDN's dictionary is
-[M][Nd0][Nd1] or [M][C][Nd0][Nd1] and its signals [N0][N1], [K][N0][N1], [C][N0][N1] or
-[K][C][N0][N1] (the channel count decides the layout: there is no dimK); X is
-[K][M][N0][N1]. docs/solvers.md maps sporco's axes onto these. TV solvers take ``axes``
-(sporco's ``axes`` argument).
+``opt['DataType']``). BPDN's, the TV solvers' and RobustPCA's arrays are laid out as
+sporco's. The convolutional solvers take anygpu's layouts by default: the dictionary
+[M][Nd0][Nd1] or [M][C][Nd0][Nd1], the signals [N0][N1], [K][N0][N1], [C][N0][N1] or
+[K][C][N0][N1] (the shapes say which, without dimK), X [K][M][N0][N1] as an anygpu Array
+(docs/solvers.md maps sporco's axes onto these); with ``layout="sporco"`` they take sporco's
+arrays and ``dimK`` and give numpy arrays of sporco's shapes, transposed on the host. TV
+solvers take ``axes`` (sporco's ``axes`` argument).
 """
 
 import collections
@@ -356,16 +358,68 @@ class BPDN(_Solver):
         self._made(_bpdn_create, c_ptr(d), c_ptr(s), self._lmbda(lmbda, True))
 
 
-class ConvBPDN(_Solver):
+class _ConvLayout:
+    """sporco's array layouts for the convolutional solvers (layout="sporco"): D (Nd0, Nd1, M)
+    or (Nd0, Nd1, C, M), S (N0, N1), (N0, N1, K), (N0, N1, C) or (N0, N1, C, K) with sporco's
+    dimK rule, and coefficient arrays (X, Y, U, and the X0 / Y0 / U0 options) (N0, N1, C, K, M)
+    with C > 1 only for a single-channel D coding each channel of S. These are numpy arrays,
+    transposed on the host: solve(), X, Y and U give numpy arrays of sporco's shape (5-D, more
+    than an anygpu Array's 4 dimensions)."""
+
+    def _sporco_in(self, D, S, dimK, layout, opt):
+        who = self._who
+        self._layout = layout
+        if layout == "anygpu":
+            if dimK is not None:
+                raise invalid(who, "dimK is for layout='sporco': anygpu's layouts say it by their shapes")
+            return D, S, opt
+        if layout != "sporco":
+            raise invalid(who, "layout must be 'anygpu' or 'sporco', not %r" % (layout,))
+        D, S = numpy.asarray(D), numpy.asarray(S)
+        if D.ndim not in (3, 4) or S.ndim not in (2, 3, 4):
+            raise invalid(who, "D of shape %r and S of shape %r: sporco's are (Nd0, Nd1[, C], M) and (N0, N1[, C][, K])"
+                          % (D.shape, S.shape))
+        multi = D.ndim == 4
+        if dimK is None:  # sporco.cnvrep.CSC_ConvRepIndexing's rule
+            dimC = 0 if S.ndim == 2 else int(multi) if S.ndim == 3 else 1
+            dimK = S.ndim - 2 - dimC
+        else:
+            dimK = number(dimK, who, "dimK", 0, 1, integer=True)
+            dimC = S.ndim - 2 - dimK
+            if dimC not in (0, 1):
+                raise invalid(who, "dimK %d does not fit S of shape %r" % (dimK, S.shape))
+        d = D.transpose(3, 2, 0, 1) if multi else D.transpose(2, 0, 1)
+        s = S if S.ndim == 2 else S.transpose(2, 0, 1) if S.ndim == 3 else S.transpose(3, 2, 0, 1)
+        self._xdims = (S.shape[-1] if dimK else 1, S.shape[2] if dimC and not multi else 1)
+        opt = dict(opt or {}) if isinstance(opt, dict) or opt is None else opt
+        for key in ("X0", "Y0", "U0"):
+            if isinstance(opt, dict) and opt.get(key) is not None:
+                x = numpy.asarray(opt[key])
+                if x.ndim != 5:
+                    raise invalid(who, "opt[%r] has shape %r; sporco's is (N0, N1, C, K, M)" % (key, x.shape))
+                opt[key] = x.transpose(3, 2, 4, 0, 1).reshape(-1, x.shape[4], x.shape[0], x.shape[1])
+        return numpy.ascontiguousarray(d), numpy.ascontiguousarray(s), opt
+
+    def _var(self, var):
+        out = super()._var(var)
+        if out is None or self._layout == "anygpu":
+            return out
+        x = out.to_host()
+        return x.reshape(self._xdims + x.shape[1:]).transpose(3, 4, 1, 0, 2)
+
+
+class ConvBPDN(_ConvLayout, _Solver):
     """sporco.admm.cbpdn.ConvBPDN: argmin_X (1/2) sum_c ||sum_m d_cm * x_m - s_c||_2^2 + lmbda
     sum_m ||x_m||_1 (circular convolutions), D [M][Nd0][Nd1] or [M][C][Nd0][Nd1], S [N0][N1],
     [K][N0][N1], [C][N0][N1] or [K][C][N0][N1] (anygpu's layouts, include/anygpu/solvers.h);
-    X is [K][M][N0][N1]. lmbda None: sporco's default."""
+    X is [K][M][N0][N1]. lmbda None: sporco's default. With layout="sporco", D, S, dimK and
+    the results are sporco's (see _ConvLayout)."""
 
     _who = "anygpu.sporco.ConvBPDN"
     _stats = _BPDN_STATS
 
-    def __init__(self, D, S, lmbda=None, opt=None, device=None):
+    def __init__(self, D, S, lmbda=None, opt=None, dimK=None, device=None, layout="anygpu"):
+        D, S, opt = self._sporco_in(D, S, dimK, layout, opt)
         (d, s), c_opt = self._prepare(opt, [("D", D, (3, 4)), ("S", S, (2, 3, 4))], device, 1)
         self._made(_cbpdn_create, c_ptr(d), c_ptr(s), self._lmbda(lmbda, True))
 
@@ -419,20 +473,22 @@ class RobustPCA(_Solver):
         self._made(_rpca_create, c_ptr(s), self._lmbda(lmbda, True))
 
 
-class PGMConvBPDN(_Solver):
+class PGMConvBPDN(_ConvLayout, _Solver):
     """sporco.pgm.cbpdn.ConvBPDN (FISTA): ConvBPDN's problem with a single-channel dictionary
     D [M][Nd0][Nd1] and S [N0][N1] or [K][N0][N1]; X [K][M][N0][N1]. opt keys are sporco's PGM
     ones: 'MaxMainIter', 'RelStopTol', 'L', 'AutoStop': {'Enabled', 'Tau0'}, 'Monotone',
     'Momentum' ("nesterov", ("linear", b), ("genlinear", a, b)), 'StepSizePolicy' (None,
     "cauchy", "bb"), 'Backtrack': {'Kind': "standard" | "robust", 'gamma_u', 'gamma_d',
-    'maxiter'}, 'FastSolve', 'NonNegCoef', 'NoBndryCross', 'L1Weight', 'X0'."""
+    'maxiter'}, 'FastSolve', 'NonNegCoef', 'NoBndryCross', 'L1Weight', 'X0'. layout="sporco" as
+    ConvBPDN's."""
 
     _who = "anygpu.sporco.PGMConvBPDN"
     _pgm = True
     _stats = (("Iter", "k"), ("ObjFun", "obj"), ("DFid", "dfid"), ("RegL1", "reg"), ("Rsdl", "rsdl"),
               ("F_Btrack", "f_btrack"), ("Q_Btrack", "q_btrack"), ("IterBTrack", "iter_btrack"), ("L", "l"))
 
-    def __init__(self, D, S, lmbda=None, opt=None, device=None):
+    def __init__(self, D, S, lmbda=None, opt=None, dimK=None, device=None, layout="anygpu"):
+        D, S, opt = self._sporco_in(D, S, dimK, layout, opt)
         (d, s), c_opt = self._prepare(opt, [("D", D, (3,)), ("S", S, (2, 3))], device, 5)
         self._made(_pgm_cbpdn_create, c_ptr(d), c_ptr(s), self._lmbda(lmbda, True))
 

@@ -162,6 +162,47 @@ def test_cbpdn_against_host_f64(dev, cls, opt):
         assert ref.getitstat()._fields[-5:] == ("Rsdl", "F_Btrack", "Q_Btrack", "IterBTrack", "L")
 
 
+def rrs(a, b):
+    return numpy.linalg.norm(a - b) / max(numpy.linalg.norm(a), numpy.linalg.norm(b))
+
+
+def test_cbpdn_sporco_layout_pinned():
+    """sporco's test_cbpdn.py::TestSet01::test_10 in sporco's layout, on the host (f64, 64 x 64,
+    219 iterations): rrs(X0, Y) < 5e-5 and rrs(S, D * Y) < 1e-4."""
+    D, S, X0 = load("sporco_cbpdn_10_D"), load("sporco_cbpdn_10_S"), load("sporco_cbpdn_10_X0")
+    opt = {"MaxMainIter": 500, "RelStopTol": 1e-3, "rho": 1e-1, "AutoRho": {"Enabled": False}}
+    b = ConvBPDN(D, S, 1e-4, opt, device="host", layout="sporco")
+    b.solve()
+    Y = b.Y
+    assert isinstance(Y, numpy.ndarray) and Y.shape == (64, 64, 1, 1, 4)
+    Y = Y.squeeze()
+    assert rrs(X0, Y) < 5e-5
+    Df = numpy.fft.rfft2(D, s=(64, 64), axes=(0, 1))
+    Sr = numpy.fft.irfft2((Df * numpy.fft.rfft2(Y, axes=(0, 1))).sum(2), s=(64, 64), axes=(0, 1))
+    assert rrs(S, Sr) < 1e-4
+
+
+@pytest.mark.parametrize("cls,Dname,Sname,dimK,xshape", [
+    (ConvBPDN, "sporco_cbpdn_12_D", "sporco_cbpdn_12_S", 0, (16, 16, 3, 1, 4)),   # single-channel D, 3 channels
+    (ConvBPDN, "sporco_cbpdn_12_D", "sporco_cbpdn_12_S", None, (16, 16, 1, 3, 4)),  # the same as 3 signals
+    (ConvBPDN, "sporco_cbpdn_13_D", "sporco_cbpdn_13_S", None, (16, 16, 1, 1, 4)),  # multi-channel D
+    (PGMConvBPDN, "sporco_cbpdn_12_D", "sporco_cbpdn_12_S", 0, (16, 16, 3, 1, 4)),
+])
+def test_sporco_layout_is_a_transpose(dev, cls, Dname, Sname, dimK, xshape):
+    """layout="sporco" solves the same problem as anygpu's layout, its X transposed."""
+    D, S = load(Dname).astype(numpy.float32), load(Sname).astype(numpy.float32)
+    opt = {"MaxMainIter": 4, "RelStopTol": 0} if cls is ConvBPDN else {"MaxMainIter": 4, "RelStopTol": 0, "L": 1e3}
+    ours = cls(D, S, 0.1, opt, dimK=dimK, device=dev, layout="sporco")
+    X = ours.solve()
+    assert X.shape == xshape
+    d = D.transpose(3, 2, 0, 1) if D.ndim == 4 else D.transpose(2, 0, 1)
+    ref = cp2np(cls(d.copy(), S.transpose(2, 0, 1).copy(), 0.1, opt, device=dev).solve())
+    numpy.testing.assert_array_equal(X.transpose(3, 2, 4, 0, 1).reshape(ref.shape), ref)
+    again = cls(D, S, 0.1, dict(opt, **{"X0" if cls is PGMConvBPDN else "Y0": X}), dimK=dimK, device=dev,
+                layout="sporco")
+    assert again.X.shape == xshape
+
+
 def test_errors(dev):
     D, S = numpy.ones((4, 6), numpy.float32), numpy.ones((4, 1), numpy.float32)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.sporco.BPDN: opt has no option 'MaxIter'"):
@@ -183,5 +224,10 @@ def test_errors(dev):
         BPDN(D, S, 0.1, {"AutoRho": True}, device=dev)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.sporco.BPDN: opt has no option 'X0'"):
         BPDN(D, S, 0.1, {"X0": S}, device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.sporco.ConvBPDN: dimK is for layout='sporco'"):
+        ConvBPDN(numpy.ones((2, 3, 3)), numpy.ones((8, 8)), 0.1, dimK=0, device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.sporco.ConvBPDN: dimK 1 does not fit"):
+        ConvBPDN(numpy.ones((3, 3, 2), numpy.float32), numpy.ones((8, 8), numpy.float32), 0.1, dimK=1, device=dev,
+                 layout="sporco")
     with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.BPDN"):
         BPDN(D, S, 0.1, {"DataType": numpy.int32}, device=dev)
