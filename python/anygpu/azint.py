@@ -321,7 +321,8 @@ class AzimuthalIntegrator:
         if error_model not in (None, "poisson"):
             raise refuse("AG_ERR_UNSUPPORTED", who, "error_model %r: None or \"poisson\" only" % (error_model,))
         opt.variance = pixels("variance", variance, numpy.float32)
-        opt.error_model = 1 if error_model == "poisson" else 2 if variance is not None else 0
+        # a variance array wins over the error model, as in pyFAI
+        opt.error_model = 2 if variance is not None else 1 if error_model == "poisson" else 0
         opt.dtype = AG_DTYPE[float_dtype(dtype, who).name]
         pointers = [(name, getattr(opt, name)) for name in ("mask", "dark", "flat", "variance")]
         for name, _ in pointers:  # the key holds the arrays' contents, not where their copies are

@@ -78,6 +78,19 @@ def test_integrate1d_stack_and_array_in(dev):
     assert len(ai._engines) == 3
 
 
+def test_variance_and_dummies(dev):
+    """A variance array (which wins over error_model, as in pyFAI) and dummies within delta."""
+    data = frame(8)
+    data[5:9, 3:30] = -1
+    data[20, :] = -1.05
+    variance = numpy.random.default_rng(9).uniform(1, 50, (ROWS, COLS)).astype(numpy.float32)
+    kw = dict(unit="2th_deg", dummy=-1.0, delta_dummy=0.1, variance=variance, error_model="poisson")
+    want = reference().integrate1d_ng(data, 40, method=("bbox", "csr", "cython"), **kw)
+    res = ours(dev).integrate1d(data, 40, **kw)
+    for name in ("intensity", "sigma", "sum_signal", "sum_variance", "sum_normalization", "count"):
+        close(getattr(res, name), getattr(want, name), "float32")
+
+
 def test_integrate2d(dev):
     data = frame(3)
     flat = numpy.random.default_rng(4).uniform(0.9, 1.1, (ROWS, COLS)).astype(numpy.float32)
