@@ -19,7 +19,7 @@ import tempfile
 
 from cmake_package import check, exit_with, stage
 
-MODULES = ["__init__.py", "_lib.py", "_core.py", "_queue.py", "_ops.py", "_dlpack.py", "fft.py",
+MODULES = ["__init__.py", "_lib.py", "_core.py", "_queue.py", "_ops.py", "_dlpack.py", "_sci.py", "fft.py",
            "azint.py", "template.py", "sporco.py", "learn.py", "_config.py"]
 
 PROGRAM = """
