@@ -19,6 +19,11 @@
 /* out = soft threshold of x at alpha; T2 is the real type. */
 #define AG_SHAPE_SOFT_THRESHOLD(A, V, B, T1, T2, T3) A(const T1, x) V(T2, alpha) A(T1, out)
 #define AG_SHAPE_CLAMP(A, V, B, T1, T2, T3) A(const T1, x) V(T1, lo) V(T1, hi) A(T1, out)
+/* out = (a op b) ? 1 : 0, a u8 mask: same shapes, b repeated (m elements) along a's leading
+   axes, or x op s. */
+#define AG_SHAPE_COMPARE(A, V, B, T1, T2, T3) A(const T1, a) A(const T1, b) A(ag_u8, out)
+#define AG_SHAPE_COMPARE_REPEAT(A, V, B, T1, T2, T3) A(const T1, a) A(const T1, b) V(ag_u64, m) A(ag_u8, out)
+#define AG_SHAPE_COMPARE_SCALAR(A, V, B, T1, T2, T3) A(const T1, x) V(T1, s) A(ag_u8, out)
 /* out = c ? a : b, c of u8. */
 #define AG_SHAPE_WHERE(A, V, B, T1, T2, T3) A(const ag_u8, c) A(const T1, a) A(const T1, b) A(T1, out)
 /* x viewed as [rows][d1][d2][d3], each of the last three axes rolled by its s (0 <= s < d). */
@@ -177,6 +182,20 @@ AG_INLINE AG_T AG_E(clamp)(AG_T x, AG_T lo, AG_T hi) {
 #endif
 AG_INLINE AG_T AG_E(where)(ag_u8 c, AG_T a, AG_T b) { return c ? a : b; }
 
+/* ---- comparisons: 1 or 0, as C compares (a NaN operand makes all but ne false); complex
+   numbers are equal when both parts are. ---- */
+#if AG_CPLX
+AG_INLINE ag_u8 AG_E(eq)(AG_T a, AG_T b) { return (ag_u8)(a.x == b.x && a.y == b.y); }
+AG_INLINE ag_u8 AG_E(ne)(AG_T a, AG_T b) { return (ag_u8)!(a.x == b.x && a.y == b.y); }
+#else
+AG_INLINE ag_u8 AG_E(eq)(AG_T a, AG_T b) { return (ag_u8)(a == b); }
+AG_INLINE ag_u8 AG_E(ne)(AG_T a, AG_T b) { return (ag_u8)(a != b); }
+AG_INLINE ag_u8 AG_E(lt)(AG_T a, AG_T b) { return (ag_u8)(a < b); }
+AG_INLINE ag_u8 AG_E(le)(AG_T a, AG_T b) { return (ag_u8)(a <= b); }
+AG_INLINE ag_u8 AG_E(gt)(AG_T a, AG_T b) { return (ag_u8)(a > b); }
+AG_INLINE ag_u8 AG_E(ge)(AG_T a, AG_T b) { return (ag_u8)(a >= b); }
+#endif
+
 /* ---- conversions: AG_T to each other dtype (ag_astype). Float to integer truncates toward
    zero and saturates, NaN giving 0; integer to integer wraps. ---- */
 #if AG_FLOAT
@@ -284,6 +303,21 @@ AG_EW(AG_KN(ag_soft_threshold), AG_SHAPE_SOFT_THRESHOLD, AG_T, AG_R, , AG_EACH,
 #if AG_REAL
 AG_EW(AG_KN(ag_clamp), AG_SHAPE_CLAMP, AG_T, , , AG_EACH, out[i] = AG_E(clamp)(x[i], lo, hi))
 #endif
+/* Each comparison in three forms: ag_lt_f32 (a < b), ag_lt_f32_bb (b repeated along a's leading
+   axes) and ag_lt_f32_s (x < s). The op layer covers a repeated a and a scalar on the left by
+   exchanging the operands (a < b is b > a). */
+#define AG_COMPARE_FORMS(K, FN)                                                                    \
+  AG_EW(AG_KN(K), AG_SHAPE_COMPARE, AG_T, , , AG_EACH, out[i] = FN(a[i], b[i]))                    \
+  AG_EW(AG_CAT2(AG_KN(K), _bb), AG_SHAPE_COMPARE_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[i], b[j])) \
+  AG_EW(AG_CAT2(AG_KN(K), _s), AG_SHAPE_COMPARE_SCALAR, AG_T, , , AG_EACH, out[i] = FN(x[i], s))
+AG_COMPARE_FORMS(ag_eq, AG_E(eq))
+AG_COMPARE_FORMS(ag_ne, AG_E(ne))
+#if AG_REAL
+AG_COMPARE_FORMS(ag_lt, AG_E(lt))
+AG_COMPARE_FORMS(ag_le, AG_E(le))
+AG_COMPARE_FORMS(ag_gt, AG_E(gt))
+AG_COMPARE_FORMS(ag_ge, AG_E(ge))
+#endif
 AG_EW(AG_KN(ag_where), AG_SHAPE_WHERE, AG_T, , , AG_EACH, out[i] = AG_E(where)(c[i], a[i], b[i]))
 AG_EW(AG_KN(ag_roll), AG_SHAPE_ROLL, AG_T, , , AG_EACH, out[i] = x[ag_roll_source(i, d1, d2, d3, s1, s2, s3)])
 
@@ -305,6 +339,7 @@ AG_ASTYPE(c128, ag_c128)
 #endif
 
 #undef AG_ASTYPE
+#undef AG_COMPARE_FORMS
 #undef AG_BINARY_FORMS
 #undef AG_UNARY
 #undef AG_ABS_OUT

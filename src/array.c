@@ -28,6 +28,10 @@ bool ag__dtype_is_int(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_
 bool ag__dtype_is_unsigned(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32; }
 bool ag__dtype_is_f64(ag_dtype t) { return t == AG_F64 || t == AG_C128; }
 ag_dtype ag__dtype_real(ag_dtype t) { return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t; }
+void ag__dtype_int_range(ag_dtype t, double *lo, double *hi) {
+  *lo = t == AG_I32 ? -2147483648.0 : 0;
+  *hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+}
 
 size_t ag_dtype_size(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].size : 0; }
 const char *ag_dtype_name(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].name : "unknown"; }
@@ -90,8 +94,8 @@ ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, 
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s has an imaginary part %g but the dtype %s is real", fn,
                      what, im, ag_dtype_name(t));
   if (ag__dtype_is_int(t)) {
-    double lo = t == AG_I32 ? -2147483648.0 : 0;
-    double hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+    double lo, hi;
+    ag__dtype_int_range(t, &lo, &hi);
     if (!(re >= lo && re <= hi) || re != floor(re))
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a %s value (an integer in %.0f..%.0f)", fn,
                        what, re, ag_dtype_name(t), lo, hi);

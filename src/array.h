@@ -34,6 +34,8 @@ bool ag__dtype_is_int(ag_dtype t);
 bool ag__dtype_is_unsigned(ag_dtype t);
 bool ag__dtype_is_f64(ag_dtype t);     /* needs fp64: f64, c128 */
 ag_dtype ag__dtype_real(ag_dtype t);   /* c64 -> f32, c128 -> f64, else t */
+/* The least and greatest values of integer dtype @p t. */
+void ag__dtype_int_range(ag_dtype t, double *lo, double *hi);
 
 /* Checks that @p a (argument @p name of @p fn) is a usable array. */
 ag_status ag__check_array(const char *fn, const char *name, const ag_array *a);

@@ -17,6 +17,9 @@ AG__SHAPE_LAUNCHER(launch_axpby, AG_SHAPE_AXPBY)
 AG__SHAPE_LAUNCHER(launch_soft_threshold, AG_SHAPE_SOFT_THRESHOLD)
 AG__SHAPE_LAUNCHER(launch_clamp, AG_SHAPE_CLAMP)
 AG__SHAPE_LAUNCHER(launch_where, AG_SHAPE_WHERE)
+AG__SHAPE_LAUNCHER(launch_compare, AG_SHAPE_COMPARE)
+AG__SHAPE_LAUNCHER(launch_compare_repeat, AG_SHAPE_COMPARE_REPEAT)
+AG__SHAPE_LAUNCHER(launch_compare_scalar, AG_SHAPE_COMPARE_SCALAR)
 
 /* The launch of elementwise kernel @p kernel over out's @p n elements, in x's dtype variant. */
 static ag__launch ew(const char *fn, ag_queue *q, const ag_array *x, const char *kernel, size_t n) {
@@ -47,11 +50,18 @@ static const char *dtypes_text(unsigned mask) {
   return "other dtypes";
 }
 
-static ag_status check_dtype(const char *fn, const char *name, const ag_array *a, unsigned mask) {
+/* Argument @p name of @p fn of a dtype that operation @p op (the function itself, or the op
+   it was given) takes, on a device that computes in it. */
+static ag_status check_dtype_of(const char *fn, const char *op, const char *name, const ag_array *a,
+                                unsigned mask) {
   if (!(mask & DT(a->dtype)))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which %s does not take (it takes %s)", fn, name,
-                     ag_dtype_name(a->dtype), fn, dtypes_text(mask));
+                     ag_dtype_name(a->dtype), op, dtypes_text(mask));
   return ag__check_fp64(fn, a->dev, a->dtype);
+}
+
+static ag_status check_dtype(const char *fn, const char *name, const ag_array *a, unsigned mask) {
+  return check_dtype_of(fn, fn, name, a, mask);
 }
 
 /* ---- one input ---- */
@@ -148,6 +158,27 @@ static bool trailing(const ag_array *small, const ag_array *big) {
   return true;
 }
 
+/* The kernel form for a's and b's shapes: "" when they are equal, "_bb" when b's is the trailing
+   part of a's (b repeated over a's leading axes), "_ba" for the reverse; out must have the
+   larger shape. */
+static ag_status broadcast_form(const char *fn, const ag_array *a, const ag_array *b, const ag_array *out,
+                                const char **form) {
+  *form = "";
+  const ag_array *big = a;
+  if (ag__check_same_shape(fn, "a", a, "b", b) != AG_OK) {
+    if (trailing(b, a)) {
+      *form = "_bb";
+    } else if (trailing(a, b)) {
+      *form = "_ba";
+      big = b;
+    } else {
+      return ag__error(AG_ERR_MISMATCH, "%s, and neither is the trailing part of the other's shape",
+                       ag_last_error());
+    }
+  }
+  return ag__check_same_shape(fn, big == a ? "a" : "b", big, "out", out);
+}
+
 ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_array *b, ag_array *out) {
   if ((unsigned)op >= sizeof binary_ops / sizeof binary_ops[0])
     return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_binary: op is %d, not an ag_binary_op", (int)op);
@@ -162,27 +193,15 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
       (st = check_dtype(fn, "a", a, binary_ops[op].dtypes)) != AG_OK)
     return st;
   /* Equal shapes, or one operand repeated over the other's leading axes. */
-  const char *form = "";
-  const ag_array *big = a;
-  if ((st = ag__check_same_shape(fn, "a", a, "b", b)) != AG_OK) {
-    if (trailing(b, a)) {
-      form = "_bb";
-    } else if (trailing(a, b)) {
-      form = "_ba";
-      big = b;
-    } else {
-      return ag__error(AG_ERR_MISMATCH, "%s, and neither is the trailing part of the other's shape",
-                       ag_last_error());
-    }
-  }
-  if ((st = ag__check_same_shape(fn, big == a ? "a" : "b", big, "out", out)) != AG_OK || out->size == 0)
+  const char *form;
+  if ((st = broadcast_form(fn, a, b, out, &form)) != AG_OK || out->size == 0)
     return st;
   char name[64];
   kernel_name(name, sizeof name, binary_ops[op].kernel, a->dtype, form);
   ag__launch l = ew(fn, q, a, name, out->size);
   if (*form == '\0')
     return launch_binary(&l, a, b, out);
-  return launch_binary_repeat(&l, a, b, big == a ? b->size : a->size, out);
+  return launch_binary_repeat(&l, a, b, strcmp(form, "_bb") == 0 ? b->size : a->size, out);
 }
 
 /* x op s (s op x when scalar_first), reported as function @p fn. */
@@ -323,8 +342,8 @@ ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_arra
     return st;
   /* Integer bounds: the integers inside [lo, hi], within the dtype's range. */
   if (ag__dtype_is_int(x->dtype)) {
-    double tmin = x->dtype == AG_I32 ? -2147483648.0 : 0;
-    double tmax = x->dtype == AG_U8 ? 255 : x->dtype == AG_U16 ? 65535 : x->dtype == AG_U32 ? 4294967295.0 : 2147483647.0;
+    double tmin, tmax;
+    ag__dtype_int_range(x->dtype, &tmin, &tmax);
     lo = fmax(ceil(lo), tmin);
     hi = fmin(floor(hi), tmax);
     if (lo > hi)
@@ -363,6 +382,115 @@ ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const a
   kernel_name(name, sizeof name, "ag_where", out->dtype, "");
   ag__launch l = ew(fn, q, out, name, out->size);
   return launch_where(&l, cond, a, b, out);
+}
+
+/* ---- comparisons ---- */
+
+static const struct {
+  const char *name, *kernel;
+  unsigned dtypes;
+  ag_compare_op swapped; /* the op with its operands exchanged: a < b is b > a */
+} compare_ops[] = {
+    [AG_CMP_EQ] = {"AG_CMP_EQ", "ag_eq", ALL, AG_CMP_EQ},
+    [AG_CMP_NE] = {"AG_CMP_NE", "ag_ne", ALL, AG_CMP_NE},
+    [AG_CMP_LT] = {"AG_CMP_LT", "ag_lt", REALS, AG_CMP_GT},
+    [AG_CMP_LE] = {"AG_CMP_LE", "ag_le", REALS, AG_CMP_GE},
+    [AG_CMP_GT] = {"AG_CMP_GT", "ag_gt", REALS, AG_CMP_LT},
+    [AG_CMP_GE] = {"AG_CMP_GE", "ag_ge", REALS, AG_CMP_LE},
+};
+
+static ag_status check_compare_op(const char *fn, ag_compare_op op) {
+  if ((unsigned)op >= sizeof compare_ops / sizeof compare_ops[0])
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: op is %d, not an ag_compare_op", fn, (int)op);
+  return AG_OK;
+}
+
+/* out present, on @p x's device, and a u8 mask. */
+static ag_status check_mask(const char *fn, const char *xn, const ag_array *x, const ag_array *out) {
+  ag_status st;
+  if ((st = ag__check_array(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, xn, x, "out", out)) != AG_OK)
+    return st;
+  if (out->dtype != AG_U8)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is %s; it must be u8, the mask", fn, ag_dtype_name(out->dtype));
+  return AG_OK;
+}
+
+ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_array *b, ag_array *out) {
+  static const char fn[] = "ag_compare";
+  ag_status st;
+  if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_array(fn, "a", a)) != AG_OK ||
+      (st = ag__check_array(fn, "b", b)) != AG_OK || (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
+      (st = ag__check_same_dtype(fn, "a", a, "b", b)) != AG_OK ||
+      (st = check_dtype_of(fn, compare_ops[op].name, "a", a, compare_ops[op].dtypes)) != AG_OK ||
+      (st = check_mask(fn, "a", a, out)) != AG_OK)
+    return st;
+  const char *form;
+  if ((st = broadcast_form(fn, a, b, out, &form)) != AG_OK || out->size == 0)
+    return st;
+  /* a repeated over b's rows: b op' a, with b's kernel form. */
+  if (strcmp(form, "_ba") == 0) {
+    const ag_array *t = a;
+    a = b;
+    b = t;
+    op = compare_ops[op].swapped;
+    form = "_bb";
+  }
+  char name[64];
+  kernel_name(name, sizeof name, compare_ops[op].kernel, a->dtype, form);
+  ag__launch l = ew(fn, q, a, name, out->size);
+  if (*form == '\0')
+    return launch_compare(&l, a, b, out);
+  return launch_compare_repeat(&l, a, b, b->size, out);
+}
+
+/* For integer x, x op s rewritten as x op v with v an integer of x's dtype, exactly (x < 2.5 is
+   x < 3, x <= 2.5 is x <= 2): returns -1 with *op and *s so rewritten, or, where the answer is
+   the same for every x (x == 2.5, u8 x < 300, NaN), that answer, 0 or 1. */
+static int integer_scalar(ag_dtype t, ag_compare_op *op, double *s) {
+  double lo, hi;
+  ag__dtype_int_range(t, &lo, &hi);
+  if (isnan(*s))
+    return *op == AG_CMP_NE;
+  if (*op == AG_CMP_EQ || *op == AG_CMP_NE)
+    return *s != floor(*s) || *s < lo || *s > hi ? *op == AG_CMP_NE : -1;
+  /* x < s and x >= s hold as x < ceil(s) and x >= ceil(s); x <= s and x > s as with floor(s). */
+  double v = *op == AG_CMP_LT || *op == AG_CMP_GE ? ceil(*s) : floor(*s);
+  bool below = *op == AG_CMP_LT || *op == AG_CMP_LE; /* holds for every x when v is above the range */
+  if (v < lo)
+    return !below;
+  if (v > hi)
+    return below;
+  *s = v;
+  return -1;
+}
+
+ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, double re, double im, bool scalar_first,
+                            ag_array *out) {
+  static const char fn[] = "ag_compare_scalar";
+  ag_status st;
+  if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_array(fn, "x", x)) != AG_OK ||
+      (st = check_dtype_of(fn, compare_ops[op].name, "x", x, compare_ops[op].dtypes)) != AG_OK ||
+      (st = check_mask(fn, "x", x, out)) != AG_OK || (st = ag__check_same_shape(fn, "x", x, "out", out)) != AG_OK)
+    return st;
+  if (im != 0 && !ag__dtype_is_complex(x->dtype))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: im is %g but x is %s, a real dtype, whose scalar is real", fn, im,
+                     ag_dtype_name(x->dtype));
+  /* s op x is x op' s. */
+  if (scalar_first)
+    op = compare_ops[op].swapped;
+  if (ag__dtype_is_int(x->dtype)) {
+    int all = integer_scalar(x->dtype, &op, &re);
+    if (all >= 0)
+      return ag__prefix(ag_fill(q, out, all), fn);
+  }
+  /* Float and complex scalars round to x's dtype, as numpy's do. */
+  unsigned char s[16];
+  if ((st = ag__scalar_to(fn, "the scalar", re, im, x->dtype, s)) != AG_OK || x->size == 0)
+    return st;
+  char name[64];
+  kernel_name(name, sizeof name, compare_ops[op].kernel, x->dtype, "_s");
+  ag__launch l = ew(fn, q, x, name, x->size);
+  return launch_compare_scalar(&l, x, (ag__val){s, ag_dtype_size(x->dtype)}, out);
 }
 
 ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {

@@ -520,6 +520,49 @@ void ref_soft_threshold(ag_dtype t, const void *v, double alpha, size_t n, ref_c
   }
 }
 
+bool ref_comparison_takes(ag_compare_op op, ag_dtype t) {
+  return op == AG_CMP_EQ || op == AG_CMP_NE || !ref_is_complex(t);
+}
+
+/* x op y on exact values: C's comparisons, which are IEEE 754's (NaN unordered); complex
+   numbers are equal when both parts are. */
+static unsigned char compare1(ag_compare_op op, ref_c x, ref_c y) {
+  long double a = creall(x), b = creall(y);
+  switch (op) {
+  case AG_CMP_EQ:
+    return a == b && cimagl(x) == cimagl(y);
+  case AG_CMP_NE:
+    return !(a == b && cimagl(x) == cimagl(y));
+  case AG_CMP_LT:
+    return a < b;
+  case AG_CMP_LE:
+    return a <= b;
+  case AG_CMP_GT:
+    return a > b;
+  case AG_CMP_GE:
+    return a >= b;
+  }
+  return 2;
+}
+
+void ref_comparison(ag_compare_op op, ag_dtype t, const void *a, size_t na, const void *b, size_t nb, size_t n,
+                    unsigned char *want) {
+  for (size_t i = 0; i < n; i++)
+    want[i] = compare1(op, ref_get(t, a, i % na), ref_get(t, b, i % nb));
+}
+
+void ref_comparison_scalar(ag_compare_op op, ag_dtype t, const void *x, size_t n, double re, double im, bool first,
+                           unsigned char *want) {
+  ref_c s = CMPLXL(re, im);
+  if (!ref_is_integer(t)) {
+    unsigned char rounded[16];
+    ref_put(t, rounded, 0, s);
+    s = ref_get(t, rounded, 0);
+  }
+  for (size_t i = 0; i < n; i++)
+    want[i] = first ? compare1(op, s, ref_get(t, x, i)) : compare1(op, ref_get(t, x, i), s);
+}
+
 /* ---- reductions ------------------------------------------------------------------------------- */
 
 /* The scaled two-norm (as LAPACK's dnrm2 before 3.10 computes it, in long double): no square

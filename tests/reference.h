@@ -81,6 +81,15 @@ void ref_clamp(ag_dtype t, const void *x, double lo, double hi, size_t n, ref_c 
 void ref_where(ag_dtype t, const unsigned char *cond, const void *a, const void *b, size_t n, ref_c *want);
 /* sign(v) * max(|v| - alpha, 0); v / |v| * max(|v| - alpha, 0) for complex v. */
 void ref_soft_threshold(ag_dtype t, const void *v, double alpha, size_t n, ref_c *want);
+/* Whether ag_compare takes @p op on dtype @p t (complex: AG_CMP_EQ and AG_CMP_NE only). */
+bool ref_comparison_takes(ag_compare_op op, ag_dtype t);
+/* want[i] = a[i % na] op b[i % nb] ? 1 : 0 for i < n, as ref_binary pairs its operands. */
+void ref_comparison(ag_compare_op op, ag_dtype t, const void *a, size_t na, const void *b, size_t nb, size_t n,
+                    unsigned char *want);
+/* want[i] = x[i] op s (s op x when @p first), s = re + i*im compared as numpy compares it: as
+   the real number it is with integer x, rounded to x's dtype first with float and complex x. */
+void ref_comparison_scalar(ag_compare_op op, ag_dtype t, const void *x, size_t n, double re, double im, bool first,
+                           unsigned char *want);
 
 /* ---- reductions ------------------------------------------------------------------------------- */
 

@@ -2,8 +2,9 @@
    scalar forms, axpby, clamp, where and soft threshold, on every dtype each takes and at sizes
    1, 7, 1023 and 2^20 + 3, against the host references of reference.c; the dtypes each
    refuses; NaN, Inf and integer wraparound; broadcasting; in-place operation; operand errors;
-   empty arrays; and one array above 2^31 bytes. */
+   empty arrays; one array above 2^31 bytes; and the comparisons, with their exact scalars. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 #include "reference.h"
@@ -1527,6 +1528,365 @@ START_TEST(the_comparison_helpers_catch_what_they_should) {
 }
 END_TEST
 
+/* ---- comparisons ------------------------------------------------------------------------------- */
+
+static const char *const compare_names[] = {"AG_CMP_EQ", "AG_CMP_NE", "AG_CMP_LT",
+                                            "AG_CMP_LE", "AG_CMP_GT", "AG_CMP_GE"};
+enum { NCOMPARE = sizeof compare_names / sizeof compare_names[0] };
+
+/* Operands drawn from few values, so that ties are common: small integers, the limits of each
+   integer dtype (saturated by ref_put) and, for floats, fractions, NaN and infinities. Complex
+   numbers take an imaginary part of 0, 1, 2 or NaN. */
+static void *compare_input(ag_dtype t, size_t n, uint64_t seed) {
+  static const double vals[] = {-1, 0, 1, 2, 3, 255, 256, 65535, 65536, 2147483647, 4294967295.0, -4294967295.0,
+                                2.5, 0.1, NAN, INFINITY, -INFINITY};
+  static const double ims[] = {0, 1, 0, 1, 2, NAN};
+  unsigned nv = ref_is_integer(t) ? 12 : sizeof vals / sizeof vals[0];
+  ref_lcg g = ref_lcg_seeded(seed);
+  void *p = test_alloc(n * ref_size(t));
+  for (size_t i = 0; i < n; i++) {
+    double re = vals[ref_lcg_next(&g) % nv], im = ref_is_complex(t) ? ims[ref_lcg_next(&g) % 6] : 0;
+    ref_put(t, p, i, CMPLXL(re, im));
+  }
+  return p;
+}
+
+/* out, a u8 mask, must hold @p want; the printf-style context says which comparison. */
+static void check_mask(ag_array *out, const unsigned char *want, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void check_mask(ag_array *out, const unsigned char *want, size_t n, const char *fmt, ...) {
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  unsigned char *got = test_array_read(out);
+  CHECK_BYTES(got, want, n, what);
+  free(got);
+}
+
+static void check_comparison(ag_device *dev, ag_compare_op op, ag_dtype t, size_t n, uint64_t seed) {
+  void *a = compare_input(t, n, seed), *b = compare_input(t, n, seed + 1);
+  ag_array *aa = shaped(dev, t, n, a), *ab = shaped(dev, t, n, b), *out = shaped(dev, AG_U8, n, NULL);
+  ref_check_ok(ag_compare(NULL, op, aa, ab, out), "ag_compare %s on %zu %s elements", compare_names[op], n,
+               ref_name(t));
+  unsigned char *want = test_alloc(n);
+  ref_comparison(op, t, a, n, b, n, n, want);
+  check_mask(out, want, n, "ag_compare %s of %zu %s elements", compare_names[op], n, ref_name(t));
+  free(want);
+  free(a);
+  free(b);
+  ag_array_free(aa);
+  ag_array_free(ab);
+  ag_array_free(out);
+}
+
+START_TEST(comparisons_match_the_reference) {
+  ag_device *dev = test_device(_i);
+  for (int o = 0; o < NCOMPARE; o++) {
+    for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+      ag_dtype t = all_dtypes[k];
+      if (!ref_comparison_takes((ag_compare_op)o, t) || !test_dtype_runs(dev, t))
+        continue;
+      /* 2^20 + 3 elements for == and < only: every comparison is the same loop. */
+      int nsizes = o == AG_CMP_EQ || o == AG_CMP_LT ? NSIZES : NSIZES - 1;
+      for (int s = 0; s < nsizes; s++)
+        check_comparison(dev, (ag_compare_op)o, t, sizes[s], 30000u + 100u * (unsigned)o + 10u * (unsigned)k + (unsigned)s);
+    }
+  }
+}
+END_TEST
+
+START_TEST(comparisons_broadcast_a_trailing_shape_operand_either_side) {
+  ag_device *dev = test_device(_i);
+  const size_t big[2] = {4, 33}, small[1] = {33}, n = 4 * 33;
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    void *x = compare_input(t, n, 400u + (unsigned)k), *y = compare_input(t, small[0], 500u + (unsigned)k);
+    ag_array *ab = test_array_from(dev, t, 2, big, x), *as = test_array_from(dev, t, 1, small, y);
+    ag_array *out = test_array_new(dev, AG_U8, 2, big);
+    unsigned char want[4 * 33];
+    for (int o = 0; o < NCOMPARE; o++) {
+      if (!ref_comparison_takes((ag_compare_op)o, t))
+        continue;
+      ref_check_ok(ag_compare(NULL, (ag_compare_op)o, ab, as, out), "ag_compare %s, b repeated", compare_names[o]);
+      ref_comparison((ag_compare_op)o, t, x, n, y, small[0], n, want);
+      check_mask(out, want, n, "ag_compare %s of %s, b {33} repeated over a {4, 33}", compare_names[o], ref_name(t));
+      ref_check_ok(ag_compare(NULL, (ag_compare_op)o, as, ab, out), "ag_compare %s, a repeated", compare_names[o]);
+      ref_comparison((ag_compare_op)o, t, y, small[0], x, n, n, want);
+      check_mask(out, want, n, "ag_compare %s of %s, a {33} repeated over b {4, 33}", compare_names[o], ref_name(t));
+    }
+    free(x);
+    free(y);
+    ag_array_free(ab);
+    ag_array_free(as);
+    ag_array_free(out);
+  }
+}
+END_TEST
+
+/* Worked by hand: a NaN compares false, except with AG_CMP_NE; a complex NaN in either part. */
+START_TEST(a_nan_compares_false_but_with_ne) {
+  ag_device *dev = test_device(_i);
+  const double pa[4] = {NAN, 1, NAN, 1}, pb[4] = {1, NAN, NAN, 1};
+  const unsigned char want[NCOMPARE][4] = {{0, 0, 0, 1}, {1, 1, 1, 0}, {0, 0, 0, 0},
+                                           {0, 0, 0, 1}, {0, 0, 0, 0}, {0, 0, 0, 1}};
+  ag_array *out = test_array_new(dev, AG_U8, 1, &(size_t){4});
+  for (ag_dtype t = AG_F32; t <= AG_C128; t++) {
+    if (!test_dtype_runs(dev, t))
+      continue;
+    unsigned char a[4 * 16], b[4 * 16];
+    for (size_t i = 0; i < 4; i++) {
+      /* Complex: the NaN in the imaginary part, the real parts equal. */
+      ref_put(t, a, i, ref_is_complex(t) ? CMPLXL(1, pa[i]) : (ref_c)pa[i]);
+      ref_put(t, b, i, ref_is_complex(t) ? CMPLXL(1, pb[i]) : (ref_c)pb[i]);
+    }
+    ag_array *aa = test_array_1d(dev, t, 4, a), *ab = test_array_1d(dev, t, 4, b);
+    for (int o = 0; o < NCOMPARE; o++) {
+      if (!ref_comparison_takes((ag_compare_op)o, t))
+        continue;
+      ref_check_ok(ag_compare(NULL, (ag_compare_op)o, aa, ab, out), "ag_compare %s", compare_names[o]);
+      check_mask(out, want[o], 4, "ag_compare %s of NaN and 1 as %s", compare_names[o], ref_name(t));
+      /* With a NaN scalar, every element gives the answer of NaN against 1. */
+      for (int first = 0; first < 2; first++) {
+        ref_check_ok(ag_compare_scalar(NULL, (ag_compare_op)o, ab, NAN, 0, first, out), "ag_compare_scalar %s",
+                     compare_names[o]);
+        const unsigned char all[4] = {want[o][0], want[o][0], want[o][0], want[o][0]};
+        check_mask(out, all, 4, "ag_compare_scalar %s with NaN as %s", compare_names[o], ref_name(t));
+      }
+    }
+    ag_array_free(aa);
+    ag_array_free(ab);
+  }
+  ag_array_free(out);
+}
+END_TEST
+
+/* Worked by hand from ops.h: integer x against the real number s (no rounding of s to an
+   integer), float x against s rounded to x's dtype, as numpy compares. */
+START_TEST(scalar_comparisons_are_exact_as_numpy_s) {
+  ag_device *dev = test_device(_i);
+  const struct {
+    ag_dtype t;
+    ag_compare_op op;
+    double s;
+    bool first;
+    unsigned char want[5];
+  } cases[] = {
+      /* u8 x = {0, 1, 2, 3, 255} */
+      {AG_U8, AG_CMP_LT, 2.5, false, {1, 1, 1, 0, 0}},
+      {AG_U8, AG_CMP_LE, 2.5, false, {1, 1, 1, 0, 0}},
+      {AG_U8, AG_CMP_GT, 2.5, false, {0, 0, 0, 1, 1}},
+      {AG_U8, AG_CMP_GE, 2.5, false, {0, 0, 0, 1, 1}},
+      {AG_U8, AG_CMP_EQ, 2.5, false, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_NE, 2.5, false, {1, 1, 1, 1, 1}},
+      {AG_U8, AG_CMP_LT, 2.5, true, {0, 0, 0, 1, 1}}, /* 2.5 < x */
+      {AG_U8, AG_CMP_GE, 2, true, {1, 1, 1, 0, 0}},   /* 2 >= x */
+      {AG_U8, AG_CMP_LT, 300, false, {1, 1, 1, 1, 1}},
+      {AG_U8, AG_CMP_GT, 300, false, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_EQ, 300, false, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_GT, -1, false, {1, 1, 1, 1, 1}},
+      {AG_U8, AG_CMP_LT, -1, false, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_LE, 0, false, {1, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_GE, 255, false, {0, 0, 0, 0, 1}},
+      {AG_U8, AG_CMP_EQ, 255, false, {0, 0, 0, 0, 1}},
+      {AG_U8, AG_CMP_NE, 3, false, {1, 1, 1, 0, 1}},
+      {AG_U8, AG_CMP_EQ, NAN, false, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_NE, NAN, false, {1, 1, 1, 1, 1}},
+      {AG_U8, AG_CMP_LT, NAN, false, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_GE, NAN, true, {0, 0, 0, 0, 0}},
+      {AG_U8, AG_CMP_LT, INFINITY, false, {1, 1, 1, 1, 1}},
+      {AG_U8, AG_CMP_GT, -INFINITY, false, {1, 1, 1, 1, 1}},
+      {AG_U8, AG_CMP_LE, -INFINITY, false, {0, 0, 0, 0, 0}},
+      /* i32 x = {INT_MIN, -3, -2, 0, INT_MAX} */
+      {AG_I32, AG_CMP_LT, -2.5, false, {1, 1, 0, 0, 0}},
+      {AG_I32, AG_CMP_GT, -2.5, false, {0, 0, 1, 1, 1}},
+      {AG_I32, AG_CMP_LT, -3e9, false, {0, 0, 0, 0, 0}},
+      {AG_I32, AG_CMP_GT, -3e9, false, {1, 1, 1, 1, 1}},
+      {AG_I32, AG_CMP_LE, 2147483647.5, false, {1, 1, 1, 1, 1}},
+      {AG_I32, AG_CMP_EQ, -2147483648.0, false, {1, 0, 0, 0, 0}},
+      {AG_I32, AG_CMP_GE, 2147483647.5, false, {0, 0, 0, 0, 0}},
+      /* u32 x = {0, 1, 4294967294, 4294967295, 7} */
+      {AG_U32, AG_CMP_GE, 4294967295.0, false, {0, 0, 0, 1, 0}},
+      {AG_U32, AG_CMP_LT, 4294967295.5, false, {1, 1, 1, 1, 1}},
+      {AG_U32, AG_CMP_GT, 4294967294.5, false, {0, 0, 0, 1, 0}},
+      {AG_U32, AG_CMP_EQ, 4294967296.0, false, {0, 0, 0, 0, 0}},
+      /* u16 x = {0, 1, 65535, 300, 7} */
+      {AG_U16, AG_CMP_LT, 300, false, {1, 1, 0, 0, 1}},
+      {AG_U16, AG_CMP_LE, 299.5, true, {0, 0, 1, 1, 0}}, /* 299.5 <= x */
+      {AG_U16, AG_CMP_GT, 65535.5, false, {0, 0, 0, 0, 0}},
+      /* f32 x = {0.1f, 0.2f, 2.5, NaN, -Inf}: 0.1 rounds to 0.1f first (exactly, 0.1f > 0.1). */
+      {AG_F32, AG_CMP_EQ, 0.1, false, {1, 0, 0, 0, 0}},
+      {AG_F32, AG_CMP_GT, 0.1, false, {0, 1, 1, 0, 0}},
+      {AG_F32, AG_CMP_LE, 0.1, false, {1, 0, 0, 0, 1}},
+      {AG_F32, AG_CMP_LT, 0.1, true, {0, 1, 1, 0, 0}}, /* 0.1 < x */
+      {AG_F32, AG_CMP_LT, 1e300, false, {1, 1, 1, 0, 1}}, /* 1e300 rounds to Inf */
+      /* f64 x = {0.1, 0.1f, 2.5, NaN, -Inf} */
+      {AG_F64, AG_CMP_EQ, 0.1, false, {1, 0, 0, 0, 0}},
+      {AG_F64, AG_CMP_GT, 0.1, false, {0, 1, 1, 0, 0}},
+      {AG_F64, AG_CMP_NE, -INFINITY, false, {1, 1, 1, 1, 0}},
+  };
+  const double xs[][5] = {
+      [AG_U8] = {0, 1, 2, 3, 255},
+      [AG_U16] = {0, 1, 65535, 300, 7},
+      [AG_U32] = {0, 1, 4294967294.0, 4294967295.0, 7},
+      [AG_I32] = {-2147483648.0, -3, -2, 0, 2147483647},
+      [AG_F32] = {0.1, 0.2, 2.5, NAN, -INFINITY},
+      [AG_F64] = {0.1, (double)0.1f, 2.5, NAN, -INFINITY},
+  };
+  ag_array *out = test_array_new(dev, AG_U8, 1, &(size_t){5});
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    ag_dtype t = cases[k].t;
+    if (!test_dtype_runs(dev, t))
+      continue;
+    unsigned char x[5 * 8];
+    for (size_t i = 0; i < 5; i++)
+      ref_put(t, x, i, xs[t][i]);
+    ag_array *ax = test_array_1d(dev, t, 5, x);
+    ref_check_ok(ag_compare_scalar(NULL, cases[k].op, ax, cases[k].s, 0, cases[k].first, out),
+                 "ag_compare_scalar %s %g", compare_names[cases[k].op], cases[k].s);
+    check_mask(out, cases[k].want, 5, "ag_compare_scalar %s of %s with %.17g%s", compare_names[cases[k].op],
+               ref_name(t), cases[k].s, cases[k].first ? " first" : "");
+    ag_array_free(ax);
+  }
+  /* c64: both parts of s round to f32. */
+  const float z[4] = {0.1f, 0.2f, 0.1f, 0};
+  ag_array *az = test_array_1d(dev, AG_C64, 2, z), *o2 = test_array_new(dev, AG_U8, 1, &(size_t){2});
+  CHECK_OK(ag_compare_scalar(NULL, AG_CMP_EQ, az, 0.1, 0.2, false, o2));
+  check_mask(o2, (const unsigned char[]){1, 0}, 2, "ag_compare_scalar AG_CMP_EQ of c64 with 0.1+0.2i");
+  CHECK_OK(ag_compare_scalar(NULL, AG_CMP_NE, az, 0.1, 0, true, o2));
+  check_mask(o2, (const unsigned char[]){1, 0}, 2, "ag_compare_scalar AG_CMP_NE of c64 with 0.1, first");
+  ag_array_free(az);
+  ag_array_free(o2);
+  ag_array_free(out);
+}
+END_TEST
+
+/* Every dtype, op and order against the reference, with scalars inside, between and beyond
+   each dtype's values. */
+START_TEST(scalar_comparisons_match_the_reference) {
+  ag_device *dev = test_device(_i);
+  const double int_scalars[] = {2.5, -2.5, 0, 1, -1, 255, 300, 65535.5, 70000, 2147483647.5, 4294967295.0, 5e9,
+                                -5e9, NAN, INFINITY, -INFINITY};
+  const double float_scalars[] = {0.1, 2.5, -1, 0, 2147483647, NAN, INFINITY, -INFINITY, 1e300};
+  const double cplx_scalars[][2] = {{0, 0}, {1, 0}, {1, 1}, {0.1, 2}, {NAN, 0}, {2.5, NAN}};
+  const size_t n = 1023;
+  unsigned char *want = test_alloc(n);
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    void *x = compare_input(t, n, 600u + (unsigned)k);
+    ag_array *ax = shaped(dev, t, n, x), *out = shaped(dev, AG_U8, n, NULL);
+    size_t ns = ref_is_integer(t)   ? sizeof int_scalars / sizeof int_scalars[0]
+                : ref_is_complex(t) ? sizeof cplx_scalars / sizeof cplx_scalars[0]
+                                    : sizeof float_scalars / sizeof float_scalars[0];
+    for (int o = 0; o < NCOMPARE; o++) {
+      if (!ref_comparison_takes((ag_compare_op)o, t))
+        continue;
+      for (size_t j = 0; j < ns; j++) {
+        double re = ref_is_integer(t) ? int_scalars[j] : ref_is_complex(t) ? cplx_scalars[j][0] : float_scalars[j];
+        double im = ref_is_complex(t) ? cplx_scalars[j][1] : 0;
+        for (int first = 0; first < 2; first++) {
+          ref_check_ok(ag_compare_scalar(NULL, (ag_compare_op)o, ax, re, im, first, out), "ag_compare_scalar %s %g",
+                       compare_names[o], re);
+          ref_comparison_scalar((ag_compare_op)o, t, x, n, re, im, first, want);
+          check_mask(out, want, n, "ag_compare_scalar %s of %s with %.17g%+gi%s", compare_names[o], ref_name(t), re, im,
+                     first ? " first" : "");
+        }
+      }
+    }
+    free(x);
+    ag_array_free(ax);
+    ag_array_free(out);
+  }
+  free(want);
+}
+END_TEST
+
+START_TEST(comparisons_refuse_what_ops_h_rules_out) {
+  ag_device *dev = test_device(_i);
+  const size_t n = 5, m = 4;
+  ag_array *a = test_array_new(dev, AG_F32, 1, &n), *b = test_array_new(dev, AG_F32, 1, &n);
+  ag_array *c = test_array_new(dev, AG_I32, 1, &n), *d = test_array_new(dev, AG_F32, 1, &m);
+  ag_array *z = test_array_new(dev, AG_C64, 1, &n), *out = test_array_new(dev, AG_U8, 1, &n);
+  ag_array *fo = test_array_new(dev, AG_F32, 1, &n);
+  ag_array *inputs[] = {a, b, c, d, z};
+  for (size_t i = 0; i < 5; i++)
+    CHECK_OK(ag_fill(NULL, inputs[i], 1));
+  CHECK_OK(ag_fill(NULL, out, 9));
+  CHECK_OK(ag_fill(NULL, fo, 9));
+  /* out must be u8. */
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_LT, a, b, fo), AG_ERR_INVALID_ARGUMENT, "ag_compare", "out", "f32", "u8");
+  CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_EQ, a, 1, 0, false, fo), AG_ERR_INVALID_ARGUMENT, "ag_compare_scalar",
+                "out", "f32", "u8");
+  /* Complex numbers are not ordered. */
+  for (int o = AG_CMP_LT; o <= AG_CMP_GE; o++) {
+    CHECK_REFUSED(ag_compare(NULL, (ag_compare_op)o, z, z, out), AG_ERR_UNSUPPORTED, "ag_compare", compare_names[o],
+                  "c64");
+    CHECK_REFUSED(ag_compare_scalar(NULL, (ag_compare_op)o, z, 1, 0, true, out), AG_ERR_UNSUPPORTED,
+                  "ag_compare_scalar", compare_names[o], "c64");
+  }
+  /* Shapes and dtypes that do not fit. */
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, d, out), AG_ERR_MISMATCH, "ag_compare", "a", "b");
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, d, d, out), AG_ERR_MISMATCH, "ag_compare", "a", "out");
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, c, out), AG_ERR_MISMATCH, "ag_compare", "a", "b");
+  CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_EQ, d, 1, 0, false, out), AG_ERR_MISMATCH, "ag_compare_scalar", "x",
+                "out");
+  /* NULL, an op outside the enum, an imaginary part for a real dtype. */
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, NULL, b, out), AG_ERR_INVALID_ARGUMENT, "ag_compare", "a");
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, NULL, out), AG_ERR_INVALID_ARGUMENT, "ag_compare", "b");
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, b, NULL), AG_ERR_INVALID_ARGUMENT, "ag_compare", "out");
+  CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_EQ, NULL, 1, 0, false, out), AG_ERR_INVALID_ARGUMENT,
+                "ag_compare_scalar", "x");
+  CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_EQ, a, 1, 0, false, NULL), AG_ERR_INVALID_ARGUMENT,
+                "ag_compare_scalar", "out");
+  CHECK_REFUSED(ag_compare(NULL, (ag_compare_op)6, a, b, out), AG_ERR_INVALID_ARGUMENT, "ag_compare", "op");
+  CHECK_REFUSED(ag_compare(NULL, (ag_compare_op)-1, a, b, out), AG_ERR_INVALID_ARGUMENT, "ag_compare", "op");
+  CHECK_REFUSED(ag_compare_scalar(NULL, (ag_compare_op)99, a, 1, 0, false, out), AG_ERR_INVALID_ARGUMENT,
+                "ag_compare_scalar", "op");
+  CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_LT, a, 1, 0.5, false, out), AG_ERR_INVALID_ARGUMENT,
+                "ag_compare_scalar", "im");
+  CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_LT, c, 2.5, 0.5, false, out), AG_ERR_INVALID_ARGUMENT,
+                "ag_compare_scalar", "im");
+  /* Without double precision, f64 is refused naming the device. */
+  ag_device_info info;
+  CHECK_OK(ag_device_get_info(dev, &info));
+  if (!info.fp64) {
+    ag_array *f = test_array_new(dev, AG_F64, 1, &n);
+    CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, f, f, out), AG_ERR_UNSUPPORTED, "ag_compare", info.spec);
+    CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_EQ, f, 2.5, 0, false, out), AG_ERR_UNSUPPORTED, "ag_compare_scalar",
+                  info.spec);
+    ag_array_free(f);
+  }
+  ag_array *touched[] = {out, fo};
+  test_check_all_equal(touched, 2, 9, "a refused comparison");
+  for (size_t i = 0; i < 5; i++)
+    ag_array_free(inputs[i]);
+  ag_array_free(out);
+  ag_array_free(fo);
+}
+END_TEST
+
+START_TEST(comparisons_of_empty_arrays_succeed_doing_nothing) {
+  ag_device *dev = test_device(_i);
+  const size_t zero = 0;
+  ag_array *a = test_array_new(dev, AG_F32, 1, &zero), *u = test_array_new(dev, AG_U8, 1, &zero);
+  ag_array *out = test_array_new(dev, AG_U8, 1, &zero);
+  CHECK_OK(ag_compare(NULL, AG_CMP_LT, a, a, out));
+  CHECK_OK(ag_compare_scalar(NULL, AG_CMP_GE, a, 1, 0, false, out));
+  /* Integer x with answers known without a look at x: written with a fill, of nothing here. */
+  CHECK_OK(ag_compare_scalar(NULL, AG_CMP_EQ, u, 2.5, 0, false, out));
+  CHECK_OK(ag_compare_scalar(NULL, AG_CMP_NE, u, NAN, 0, true, out));
+  CHECK_OK(ag_compare(NULL, AG_CMP_EQ, u, u, u));
+  ag_array_free(a);
+  ag_array_free(u);
+  ag_array_free(out);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0) {
     add_core_test(s, "the elementwise references agree with analytic values",
@@ -1573,4 +1933,13 @@ void suite_build(Suite *s, const char *backend) {
                   operations_on_a_created_queue_match_the_default_queue);
   add_device_test(s, "empty arrays succeed doing nothing", empty_arrays_succeed_doing_nothing);
   add_device_test(s, "an array above 2^31 bytes is processed whole", an_array_above_2_31_bytes_is_processed_whole);
+  add_device_test(s, "comparisons match the reference", comparisons_match_the_reference);
+  add_device_test(s, "comparisons broadcast a trailing-shape operand either side",
+                  comparisons_broadcast_a_trailing_shape_operand_either_side);
+  add_device_test(s, "a NaN compares false but with ne", a_nan_compares_false_but_with_ne);
+  add_device_test(s, "scalar comparisons are exact as numpy's", scalar_comparisons_are_exact_as_numpy_s);
+  add_device_test(s, "scalar comparisons match the reference", scalar_comparisons_match_the_reference);
+  add_device_test(s, "comparisons refuse what ops.h rules out", comparisons_refuse_what_ops_h_rules_out);
+  add_device_test(s, "comparisons of empty arrays succeed doing nothing",
+                  comparisons_of_empty_arrays_succeed_doing_nothing);
 }

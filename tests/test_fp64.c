@@ -81,6 +81,7 @@ static const char *const calls[] = {
     "ag_nrm2",  "ag_sum c128", "ag_nrm2 c128", "ag_sum i32 into f64", "ag_mean i32 into f64",
     "ag_gemm",  "ag_gemm_complex", "ag_gemv", "ag_axpy",     "ag_scal",         "ag_blas_dot", "ag_blas_nrm2",
     "ag_fft",   "ag_ifft",   "ag_rfft",   "ag_irfft",        "ag_fftshift",     "ag_ifftshift",
+    "ag_compare", "ag_compare c128", "ag_compare_scalar",
 };
 enum { NCALLS = sizeof calls / sizeof calls[0] };
 
@@ -144,6 +145,9 @@ static ag_status run(int k, operands *o) {
   case 54: return ag_irfft(NULL, o->zh, 1, AG_FFT_BACKWARD, d[0]);
   case 55: return ag_fftshift(NULL, d[0], 1, d[1]);
   case 56: return ag_ifftshift(NULL, z[0], 1, z[1]);
+  case 57: return ag_compare(NULL, AG_CMP_LT, d[0], d[1], o->cond);
+  case 58: return ag_compare(NULL, AG_CMP_EQ, z[0], z[1], o->cond);
+  case 59: return ag_compare_scalar(NULL, AG_CMP_GE, d[0], 2.5, 0, true, o->cond);
   }
   ck_abort_msg("no call number %d", k);
   return AG_ERR_INVALID_ARGUMENT;

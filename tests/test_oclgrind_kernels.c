@@ -197,11 +197,12 @@ START_TEST(a_grid_stride_loop_takes_further_steps_when_elements_outnumber_work_i
 }
 END_TEST
 
-/* axpby and soft threshold (floats and complex), clamp (reals), where (every dtype). Tolerances
+/* axpby and soft threshold (floats and complex), clamp (reals), where and the comparisons
+   (every dtype). Tolerances
    as in test_elementwise: axpby 2 ulp of |alpha x| + |beta y| (4e-7, 1e-15 leave room for the
    parts of complex numbers); soft threshold exact for reals, and for complex 8 ulp of |v|
    (hypot's error survives the cancellation in |v| - alpha); clamp and where select, so exact. */
-START_TEST(axpby_soft_threshold_clamp_and_where_match_the_reference) {
+START_TEST(axpby_soft_threshold_clamp_where_and_comparisons_match_the_reference) {
   ag_device *dev = oclgrind_device(_i);
   const double alpha = 1.5, beta = -0.25, shrink = 0.75;
   for (int k = 0; k < AG_DTYPE_COUNT; k++) {
@@ -255,6 +256,26 @@ START_TEST(axpby_soft_threshold_clamp_and_where_match_the_reference) {
     snprintf(what, sizeof what, "where of %s", ref_name(t));
     check_out(out, t, want, NULL, N, REF_EXACT, what);
     oclgrind_keep(ac);
+    /* Comparisons, one per kernel form: a < b (complex: a == b), a != row (b repeated) and
+       x >= 2 (complex: x == 2), each a u8 mask. */
+    ag_compare_op same = cx ? AG_CMP_EQ : AG_CMP_LT, scalar = cx ? AG_CMP_EQ : AG_CMP_GE;
+    ag_array *arow = oclgrind_operand(dev, t, 1, &row, y);
+    for (int f = 0; f < 3; f++) {
+      out = test_array_new(dev, AG_U8, 2, shape2);
+      ag_status st = f == 0   ? ag_compare(NULL, same, ax, ay, out)
+                     : f == 1 ? ag_compare(NULL, AG_CMP_NE, ax, arow, out)
+                              : ag_compare_scalar(NULL, scalar, ax, 2, 0, false, out);
+      ref_check_ok(st, "comparison %d of %s", f, ref_name(t));
+      if (f == 2)
+        ref_comparison_scalar(scalar, t, x, N, 2, 0, false, cond);
+      else
+        ref_comparison(f == 0 ? same : AG_CMP_NE, t, x, N, y, f == 0 ? N : COLS, N, cond);
+      for (size_t i = 0; i < N; i++)
+        want[i] = cond[i];
+      snprintf(what, sizeof what, "comparison %d of %s", f, ref_name(t));
+      check_out(out, AG_U8, want, NULL, N, REF_EXACT, what);
+    }
+    oclgrind_keep(arow);
     free(cond);
     free(scale);
     free(want);
@@ -574,8 +595,8 @@ void suite_build(Suite *s, const char *backend) {
                   binary_operations_match_the_reference_in_all_five_forms);
   add_device_test(s, "a grid-stride loop takes further steps when elements outnumber work-items",
                   a_grid_stride_loop_takes_further_steps_when_elements_outnumber_work_items);
-  add_device_test(s, "axpby, soft threshold, clamp and where match the reference",
-                  axpby_soft_threshold_clamp_and_where_match_the_reference);
+  add_device_test(s, "axpby, soft threshold, clamp, where and comparisons match the reference",
+                  axpby_soft_threshold_clamp_where_and_comparisons_match_the_reference);
   add_device_test(s, "fftshift and ifftshift move every element where numpy does",
                   fftshift_and_ifftshift_move_every_element_where_numpy_does);
   add_device_test(s, "astype converts between every pair of dtypes", astype_converts_between_every_pair_of_dtypes);
