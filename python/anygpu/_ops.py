@@ -101,8 +101,10 @@ def _scalar_dtype(x, s, who):
         return numpy.dtype("complex64" if x.dtype == numpy.float32 else "complex128")
     if isinstance(s, (float, numpy.floating)):
         return x.dtype if x.dtype.kind in "fc" else numpy.dtype("float64")
-    if x.dtype.kind in _INT_KINDS:  # numpy's value-based rule: u8 + 300 -> u16
-        return numpy.result_type(numpy.empty(0, x.dtype), int(s))
+    if x.dtype.kind in _INT_KINDS:  # numpy 1.24's value-based rule: u8 + 300 -> u16, u8 + -1 -> i16
+        # Spelled with min_scalar_type, so numpy 2 (whose result_type keeps u8 and refuses
+        # 300) gives the same dtypes.
+        return numpy.result_type(x.dtype, numpy.min_scalar_type(int(s)))
     return x.dtype
 
 

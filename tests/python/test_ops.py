@@ -91,7 +91,7 @@ def test_reflected_scalars(dev):
     assert_close(1 / x, 1 / a)
     assert_close(2 ** x, 2 ** a, scale=10)
     assert_close(x ** 2, a ** 2, scale=10)
-    assert_close(x * numpy.array(2.5), a * numpy.array(2.5))  # a 0-d array counts as a scalar
+    assert_close(x * numpy.array(2.5), a * 2.5)  # a 0-d array counts as a scalar (numpy 1.24's rule)
     assert_close(-x, -a)
     assert_close(abs(put(dev, -a)), a)
 
