@@ -116,8 +116,16 @@ class Device:
         return False
 
 
+_devices_by_ptr = {}
+
+
 def _device_from_ptr(ptr):
-    return Device(ptr)
+    """The Device of a library ag_device pointer; devices live as long as the process, so each
+    is made once."""
+    dev = _devices_by_ptr.get(ptr)
+    if dev is None:
+        dev = _devices_by_ptr.setdefault(ptr, Device(ptr))
+    return dev
 
 
 def devices():
@@ -128,7 +136,7 @@ def devices():
     for i in range(count.value):
         ptr = ctypes.c_void_p()
         _device_get(i, ctypes.byref(ptr))
-        out.append(Device(ptr.value))
+        out.append(_device_from_ptr(ptr.value))
     return out
 
 
@@ -144,7 +152,7 @@ def device(spec=None):
                     "anygpu.device: spec must be a str or a Device, not %s" % type(spec).__name__)
     ptr = ctypes.c_void_p()
     _device_select(None if spec is None else spec.encode(), ctypes.byref(ptr))
-    return Device(ptr.value)
+    return _device_from_ptr(ptr.value)
 
 
 _scope = threading.local()
@@ -181,9 +189,17 @@ def _resolve_device(dev):
 
 # ---- dtypes ----------------------------------------------------------------------------------
 
+# The codes of anygpu's dtypes by numpy dtype and by name, looked up before anything slower.
+_CODE_OF = {key: code for code, name in enumerate(DTYPES) for key in (name, numpy.dtype(name))}
+
+
 def dtype_code(dtype, who="anygpu"):
     """The ag_dtype value of a numpy dtype (or its name); UnsupportedError for one anygpu has
     no counterpart of (int64, bool, float16...), naming it."""
+    try:
+        return _CODE_OF[dtype]
+    except (KeyError, TypeError):
+        pass
     try:
         name = numpy.dtype(dtype).name
     except TypeError:
@@ -197,12 +213,17 @@ def dtype_code(dtype, who="anygpu"):
 
 # ---- arrays ----------------------------------------------------------------------------------
 
+_NUMPY_DTYPES = [numpy.dtype(name) for name in DTYPES]
+
+
 class Array:
     """An anygpu array: a C-ordered array of 1 to 4 dimensions on one device, owning (or, for a
     view, sharing) device memory, freed when the object is. ``numpy.asarray(a)`` and
     ``a.to_host()`` copy it to the host."""
 
-    __slots__ = ("_ptr", "_keep", "__weakref__")
+    # An ag_array's shape, dtype and device never change (a view is another array), so they
+    # are read from C once, on first use: an operation reads them several times per call.
+    __slots__ = ("_ptr", "_keep", "_shape", "_dtype", "_device", "__weakref__")
     __array_priority__ = 100  # numpy defers `ndarray op Array` to Array's reflected operators
 
     def __init__(self, ptr, keep=None):
@@ -210,6 +231,7 @@ class Array:
         array's memory depends on (a DLPack producer), held as long as the array."""
         self._ptr = ctypes.c_void_p(ptr)
         self._keep = keep
+        self._shape = self._dtype = self._device = None
 
     def __del__(self):
         ptr = getattr(self, "_ptr", None)
@@ -224,13 +246,14 @@ class Array:
 
     @property
     def shape(self):
-        nd = _array_ndim(self._ptr)
-        dims = _array_shape(self._ptr)
-        return tuple(dims[i] for i in range(nd))
+        if self._shape is None:
+            dims = _array_shape(self._ptr)
+            self._shape = tuple(dims[i] for i in range(_array_ndim(self._ptr)))
+        return self._shape
 
     @property
     def ndim(self):
-        return _array_ndim(self._ptr)
+        return len(self.shape)
 
     @property
     def size(self):
@@ -241,7 +264,9 @@ class Array:
 
     @property
     def dtype(self):
-        return numpy.dtype(DTYPES[_array_dtype(self._ptr)])
+        if self._dtype is None:
+            self._dtype = _NUMPY_DTYPES[_array_dtype(self._ptr)]
+        return self._dtype
 
     @property
     def nbytes(self):
@@ -249,7 +274,9 @@ class Array:
 
     @property
     def device(self):
-        return _device_from_ptr(_array_device(self._ptr))
+        if self._device is None:
+            self._device = _device_from_ptr(_array_device(self._ptr))
+        return self._device
 
     def __len__(self):
         return self.shape[0]

@@ -212,6 +212,24 @@ def _binary_op(name, a, b, out=None):
         code, on_arrays, on_scalar = COMPARE.index(name), _compare, _compare_scalar
     else:
         code, on_arrays, on_scalar = BINARY.index(name), _binary, _binary_scalar
+    if type(a) is Array and type(b) is Array:  # the common case, without promotion or broadcasting
+        dt = a.dtype
+        if (b.dtype is dt and a.shape == b.shape and a.device is b.device
+                and not (name == "divide" and dt.kind in _INT_KINDS)):
+            out_dt = _U8 if name in COMPARE else dt
+            if out is None:
+                out = empty(a.shape, out_dt, a.device)
+            if out.dtype is out_dt and out.shape == a.shape:
+                on_arrays(None, code, a._ptr, b._ptr, out._ptr)
+                return out
+    elif type(a) is Array and type(b) in (float, int) and a.dtype.kind == "f":  # a float array and a number
+        dt = a.dtype
+        out_dt = _U8 if name in COMPARE else dt
+        if out is None:
+            out = empty(a.shape, out_dt, a.device)
+        if out.dtype is out_dt and out.shape == a.shape:
+            on_scalar(None, code, a._ptr, float(b), 0.0, False, out._ptr)
+            return out
     x, y, swapped, dt = _pair(a, b, who, name, None if out is None else out.dtype)
     out_dt = "uint8" if name in COMPARE else dt
     if isinstance(y, Array):
@@ -229,14 +247,17 @@ def _binary_op(name, a, b, out=None):
     return out
 
 
+_U8 = numpy.dtype("uint8")
+
+
 def _make(name):
     if name in UNARY:
-        def f(x):
-            return _unary_op(name, x)
+        def f(x, out=None):
+            return _unary_op(name, x, out)
         doc = "Elementwise %s(x), as numpy.%s (the module docstring says the dtypes)."
     else:
-        def f(a, b):
-            return _binary_op(name, a, b)
+        def f(a, b, out=None):
+            return _binary_op(name, a, b, out)
         doc = ("Elementwise %s(a, b) of Arrays and scalars, as numpy.%s; one operand may have the trailing part "
                "of the other's shape." + (" The result is a uint8 mask (1 true)." if name in COMPARE else ""))
     f.__name__ = f.__qualname__ = name

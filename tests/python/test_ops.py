@@ -76,7 +76,7 @@ def test_scalar_promotion(dev, dtype, scalar, result, op):
     if op is operator.truediv and numpy.dtype(result).kind in "ui":
         result = "float64"
     if numpy.dtype(result).name in ("float64", "complex128") and not dev.fp64:
-        with pytest.raises(anygpu.UnsupportedError, match="no double precision"):
+        with pytest.raises(anygpu.UnsupportedError, match="double precision"):
             op(x, scalar)
         return
     for got, want in ((op(x, scalar), op(a.astype(result), scalar)), (op(scalar, x), op(scalar, a.astype(result)))):
