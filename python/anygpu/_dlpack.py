@@ -127,7 +127,7 @@ def _export(a):
     return tensor
 
 
-def _dlpack(self, stream=None):
+def _dlpack(self, stream=None, *, max_version=None, dl_device=None, copy=None):
     """A PyCapsule "dltensor" holding a DLPack 0.6 tensor over this array's memory (no copy),
     for a consumer's ``from_dlpack``; the capsule frees the tensor if nobody consumes it.
 
@@ -135,10 +135,21 @@ def _dlpack(self, stream=None):
     stream), so the data is complete whatever @stream the consumer names; @stream is accepted
     and not otherwise used. Work enqueued from other threads must be finished by them.
 
-    A host array is kDLCPU, a CUDA array kDLCUDA (data the device pointer; untested here), an
-    OpenCL array kDLOpenCL (data the cl_mem). numpy and torch take no kDLOpenCL tensors
+    The array API's later keywords, which numpy 2 passes, are taken as it specifies for a
+    producer of unversioned tensors: @max_version is accepted and the capsule stays a 0.6
+    "dltensor"; @dl_device other than this array's own is BufferError (the producer exports
+    where its memory is); @copy True exports a copy of the array, False or None shares it.
+
+    A host array is kDLCPU, a CUDA array kDLCUDA (data the device pointer), an OpenCL array
+    kDLOpenCL (data the cl_mem). numpy and torch take no kDLOpenCL tensors
     (``numpy.from_dlpack`` raises "Unsupported device in DLTensor."): for an OpenCL array use
     ``numpy.asarray(a)`` or ``a.to_host()``, a copy on the host."""
+    if dl_device is not None and tuple(dl_device) != _dlpack_device(self):
+        raise BufferError("anygpu.Array.__dlpack__: dl_device %r is not the array's own %r; anygpu exports "
+                          "an array where its memory is (to_device or to_host copy it)"
+                          % (tuple(dl_device), _dlpack_device(self)))
+    if copy:
+        return _dlpack(self.copy(), stream)
     _sweep()
     _device_finish(_array_device(self._ptr))
     tensor = _export(self)
@@ -225,8 +236,8 @@ def _capsule_of(x):
 def from_dlpack(x):
     """An anygpu array sharing @x's memory, without copying: @x is anything with
     ``__dlpack__`` (a numpy array, a torch tensor, a CuPy array, an anygpu Array) or a
-    PyCapsule "dltensor". kDLCPU memory gives a host array, kDLCUDA a cuda:N array (untested
-    here: no GPU), kDLOpenCL one of anygpu's own OpenCL arrays a view of it. Writes through
+    PyCapsule "dltensor". kDLCPU memory gives a host array, kDLCUDA a cuda:N array (exchanged
+    with torch's CUDA tensors on an NVIDIA H100), kDLOpenCL one of anygpu's own OpenCL arrays a view of it. Writes through
     either side are seen by the other; @x may be deleted first (the array keeps the memory,
     and @x itself, alive). Raises UnsupportedError for a layout that is not compact row-major
     (a transposed array: ``asarray`` copies it), and InvalidArgumentError naming the dtype for

@@ -308,3 +308,21 @@ def test_opencl_refused_by_numpy_and_copied(dev):
     numpy.testing.assert_array_equal(a.to_host(), x)
     with pytest.raises(anygpu.UnsupportedError, match="cl_mem"):
         a._data_ptr()
+
+
+def test_the_array_api_keywords_numpy_2_passes(dev):
+    """max_version gives the same 0.6 capsule; dl_device elsewhere is BufferError; copy=True
+    exports a copy (a write through it is not seen), copy=False shares."""
+    x = numpy.arange(6, dtype="float32")
+    a = anygpu.asarray(x, device=dev)
+    own = a.__dlpack_device__()
+    shared = anygpu.from_dlpack(a.__dlpack__(max_version=(1, 0), dl_device=own, copy=False))
+    fill(shared, 7)
+    numpy.testing.assert_array_equal(a.to_host(), numpy.full(6, 7, "float32"))
+    copied = anygpu.from_dlpack(a.__dlpack__(copy=True))
+    fill(copied, 1)
+    numpy.testing.assert_array_equal(a.to_host(), numpy.full(6, 7, "float32"))
+    numpy.testing.assert_array_equal(copied.to_host(), numpy.ones(6, "float32"))
+    elsewhere = (2, 5) if own[0] != 2 else (1, 0)
+    with pytest.raises(BufferError, match="dl_device"):
+        a.__dlpack__(dl_device=elsewhere)
