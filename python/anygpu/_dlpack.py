@@ -144,10 +144,11 @@ def _dlpack(self, stream=None, *, max_version=None, dl_device=None, copy=None):
     kDLOpenCL (data the cl_mem). numpy and torch take no kDLOpenCL tensors
     (``numpy.from_dlpack`` raises "Unsupported device in DLTensor."): for an OpenCL array use
     ``numpy.asarray(a)`` or ``a.to_host()``, a copy on the host."""
-    if dl_device is not None and tuple(dl_device) != _dlpack_device(self):
-        raise BufferError("anygpu.Array.__dlpack__: dl_device %r is not the array's own %r; anygpu exports "
-                          "an array where its memory is (to_device or to_host copy it)"
-                          % (tuple(dl_device), _dlpack_device(self)))
+    if dl_device is not None:
+        own = _dlpack_device(self)
+        if tuple(dl_device) != own:
+            raise BufferError("anygpu.Array.__dlpack__: dl_device %r is not the array's own %r; anygpu exports "
+                              "an array where its memory is (to_device or to_host copy it)" % (tuple(dl_device), own))
     if copy:
         return _dlpack(self.copy(), stream)
     _sweep()
