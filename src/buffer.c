@@ -221,12 +221,9 @@ ag_status ag_buffer_fill(ag_queue *q, ag_buffer *buf, size_t offset, const void 
       return ag__prefix(st, fn);
   uint64_t first = offset / 4, count = bytes / 4;
   uint32_t period = (uint32_t)(pattern_size / 4);
-  /* Up to 4M work-items, more where the device limits how long a loop may run. */
-  uint64_t todo = count - period, items = todo < (1u << 22) ? todo : (1u << 22);
-  uint64_t least = ag__loop_items(buf->dev, todo);
-  ag_range r = {.dims = 1, .global = {items > least ? items : least}};
+  uint64_t todo = count - period;
   ag__launch l = {.fn = fn, .q = rq, .dev = buf->dev, .family = AG__FAMILY_fill, .kernel = "ag_fill_words",
-                  .form = AG__FORM_ITEMS, .range = &r, .n = todo};
+                  .form = AG__FORM_ITEMS, .n = todo};
   return launch_fill_words(&l, buf, first, period);
 }
 

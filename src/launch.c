@@ -102,6 +102,31 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
   r->local[0] = wg;
 }
 
+/* An item-per-index launch (AG_ITEMS: a grid-stride loop over n indices). The host takes n
+   items and cuts them itself. Elsewhere the work-group size is the core's, not the driver's
+   choice: a driver picks a divisor of the global size, which for an n such as 2^21 - 2 is a
+   group of 2 (rusticl), and a launch of a million groups then costs more than its work. So
+   the items are whole groups of up to 64, at most 2^16 groups (4M items, each index its own
+   item on all but the largest launches), and at least as many as the device's loop limit
+   asks. */
+static void shape_items(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r) {
+  memset(r, 0, sizeof *r);
+  r->dims = 1;
+  if (dev->traits.launch == AG__LAUNCH_ITEMS) {
+    r->global[0] = n;
+    return;
+  }
+  uint64_t wg = max_wg < 64 ? max_wg : 64;
+  uint64_t groups = (n + wg - 1) / wg;
+  if (groups > ((uint64_t)1 << 16))
+    groups = (uint64_t)1 << 16;
+  uint64_t least = (ag__loop_items(dev, n) + wg - 1) / wg;
+  if (groups < least)
+    groups = least;
+  r->global[0] = groups * wg;
+  r->local[0] = wg;
+}
+
 ag_status ag__launch_groups(ag__launch *l, size_t want, ag_range *range) {
   const ag__builtin_kernel *k;
   ag_status st = ag__builtin_kernel_get(l->dev, l->family, l->variant, l->kernel, &k);
@@ -152,7 +177,7 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
     shape_launch(l->dev, k->max_work_group, n, &r, &chunk);
     kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &chunk, .size = sizeof chunk};
   } else if (l->range == NULL && l->form == AG__FORM_ITEMS) {
-    r = (ag_range){.dims = 1, .global = {n}};
+    shape_items(l->dev, k->max_work_group, n, &r);
   } else if (l->range == NULL) {
     /* A work-group per index, of the largest power of two up to 256 the kernel takes. */
     size_t wg = 256;
