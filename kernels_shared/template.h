@@ -17,7 +17,9 @@
    ag_tm_unroll_<t>:    each frame's columns as rows, each read around the circle past one
                         turn: rows[b][r][u] = polar[b][u mod n_theta][r], u below width
                         (2 n_theta + AG_TM_CHUNK), so that every rotation of a spot is a
-                        stretch of one row;
+                        stretch of one row; an item per element (GPUs: the writes coalesce);
+   ag_tm_unroll_rows_<t>: the same, an item per row (b, r) (CPU devices: no division per
+                        element);
    ag_tm_score_<t>:     for candidate k of frame b (template kept[b][k], or k), the correlation
                         at the AG_TM_CHUNK in-plane shifts s of chunk c of
                         sum_j polar[(s + theta_j) mod n_theta][r_j] I_j and of its mirror,
@@ -58,8 +60,9 @@
   A(const T1, cbest) A(const ag_u32, cat) A(const T1, cbest_m) A(const ag_u32, cat_m) V(ag_u64, chunks)  \
       A(T1, corr) A(ag_u32, shift) A(ag_i32, sgn)
 
-/* The shifts one work-item of ag_tm_score_<t> scores. */
-#define AG_TM_CHUNK 8
+/* The shifts one work-item of ag_tm_score_<t> scores: a 512-bit vector of f32 on a CPU, and
+   on a GPU enough work an item to hide the loads of each spot's position and intensity. */
+#define AG_TM_CHUNK 16
 #define AG_SHAPE_TM_BEST(A, V, B, T1, T2, T3)                                                      \
   A(const T1, corr) A(const T1, cut) V(ag_u64, use_cut) A(const ag_u32, shift) A(const ag_i32, sgn) A(const ag_u32, kept)      \
       V(ag_u64, use_kept) A(const T1, norm) V(ag_u64, use_norm) V(ag_u64, count) V(ag_u64, n_best) V(T1, deg_step)      \
@@ -158,6 +161,17 @@ AG_ITEMS(AG_KN(ag_tm_keep), AG_SHAPE_TM_KEEP, AG_T, , , {
 AG_ITEMS(AG_KN(ag_tm_unroll), AG_SHAPE_TM_UNROLL, AG_T, , , {
   ag_u64 u = i % width, r = i / width % n_r, b = i / (width * n_r);
   rows[i] = polar[(b * n_theta + u % n_theta) * n_r + r];
+})
+
+AG_ITEMS(AG_KN(ag_tm_unroll_rows), AG_SHAPE_TM_UNROLL, AG_T, , , {
+  ag_u64 r = i % n_r, b = i / n_r;
+  AG_GLOBAL const AG_T *col = polar + b * n_theta * n_r + r;
+  AG_GLOBAL AG_T *row = rows + i * width;
+  for (ag_u64 u = 0, th = 0; u < width; u++) {
+    row[u] = col[th * n_r];
+    if (++th == n_theta)
+      th = 0;
+  }
 })
 
 /* Shift s0 + q of the chunk reads element theta_j + s0 + q of the spot's row, below

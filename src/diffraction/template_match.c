@@ -342,9 +342,11 @@ static ag_status full_correlation(const char *fn, ag_queue *q, const ag_template
       (st = ag_array_create(lib->dev, AG_U32, 3, chunk_shape, &s->cat_m)) != AG_OK)
     return ag__prefix(st, fn);
   char name[64];
-  snprintf(name, sizeof name, "ag_tm_unroll_%s", ag_dtype_name(t));
+  bool by_rows = lib->dev->traits.launch != AG__LAUNCH_GRID;
+  snprintf(name, sizeof name, by_rows ? "ag_tm_unroll_rows_%s" : "ag_tm_unroll_%s", ag_dtype_name(t));
   ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * lib->n_r * width};
+                  .kernel = name, .form = AG__FORM_ITEMS,
+                  .n = (uint64_t)batch * lib->n_r * (by_rows ? 1 : width)};
   if ((st = launch_unroll(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows)) != AG_OK)
     return st;
   snprintf(name, sizeof name, "ag_tm_score_%s", ag_dtype_name(t));
