@@ -103,6 +103,18 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_SIMD
 #endif
 
+/* Reads of memory the caller names AG_AHEAD steps before it needs it: on the host, where a
+   gather of scattered pixels (a sparse row's) misses the caches and the CPU prefetches only
+   what it can predict; GPUs hide the wait behind other work-items, so AG_AHEAD is 0 there and
+   the prefetching code folds away. */
+#if AG_DIALECT_HOST
+#define AG_AHEAD 32
+#define AG_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define AG_AHEAD 0
+#define AG_PREFETCH(p) ((void)(p))
+#endif
+
 /* Real math on one spelling: OpenCL C and CUDA C++ overload sqrt, exp... on float and double;
    host C gets the float forms by name. */
 #if AG_DIALECT_HOST
