@@ -28,11 +28,17 @@
 extern "C" {
 #endif
 
-/** How a pixel is shared between bins: pyFAI's "no" (the whole pixel to the bin of its centre)
-    and "bbox" (spread evenly over its bounding box in radial position and chi). */
+/** How a pixel is shared between bins, as pyFAI 0.21.3's CSR integrators share it. */
 typedef enum ag_split {
+  /** pyFAI's "bbox": spread evenly over the pixel's bounding box in radial position and chi
+      (ext/splitBBoxCSR.pyx). */
   AG_SPLIT_BBOX = 0,
+  /** pyFAI's "no": the whole pixel to the bin of its centre. */
   AG_SPLIT_NO = 1,
+  /** pyFAI's "full" (method ("full", "csr", "cython"), ext/splitPixelFullCSR.pyx): the pixel is
+      the quadrilateral of its four corners in radial position and chi, shared between bins
+      by the area of it that falls in each; the bins' span comes from the corners. */
+  AG_SPLIT_FULL = 2,
 } ag_split;
 
 /** Where the variance comes from. AG_ERROR_POISSON follows pyFAI 0.21.3: in 1-D (integrate1d_ng's
