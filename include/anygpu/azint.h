@@ -1,8 +1,9 @@
 /* anygpu/azint.h — azimuthal integration on any device, as pyFAI 0.21.3's CSR integrator
-   (AzimuthalIntegrator.integrate1d_ng and integrate2d_ng with method ("bbox" or "no", "csr",
-   "cython")) defines it: the same bins, the same pixel shares, the same corrections in the same
-   places, so that its results match pyFAI's to float precision. docs/diffraction.md gives the
-   details and the measured agreement.
+   (AzimuthalIntegrator.integrate1d_ng and integrate2d_ng with method ("bbox", "no" or "full",
+   "csr", "cython")) defines it: the same bins, the same pixel shares (bounding boxes, no
+   splitting, or full splitting by the area of each pixel's quadrilateral in each bin), the
+   same corrections in the same places, so that its results match pyFAI's to float precision.
+   docs/diffraction.md gives the details and the measured agreement.
 
    An integrator is made once from a geometry and options (ag_integrator_create): the sparse
    matrix of pixel shares (each output bin a row, each pixel a column) is built on the host in
