@@ -26,9 +26,8 @@
 
 /* ---- a pixel's corners ----------------------------------------------------------------------- */
 
-/* Corner k of a pixel: [2k] the radial position, [2k + 1] chi; corners A, B, C, D in
-   ag_geometry_corners' order. */
-typedef double quad[8];
+/* A pixel's corners are 8 doubles, v[2k] corner k's radial position and v[2k + 1] its chi, in
+   ag_geometry_corners' order A, B, C, D. */
 
 /* area4p: the approximate signed area of ABCD, with pyFAI's bracket as it is (only the first
    product halved). Its sign tells a pixel whose chi wraps round the discontinuity. */
