@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tests/integrate_cli.py - anygpu-integrate run as a user runs it, on the host and on every
 OpenCL device anygpu-info lists: its outputs against pyFAI 0.21.3's integrate1d_ng and
-integrate2d_ng (method bbox/no, csr, cython) on the same frames, .npy and HDF5 inputs giving the
+integrate2d_ng (method bbox/no/full, csr, cython) on the same frames, .npy and HDF5 inputs giving the
 same outputs, and bad input refused with one line and no output left behind.
 
 usage: integrate_cli.py ANYGPU_INTEGRATE ANYGPU_INFO WORKDIR
@@ -74,6 +74,9 @@ def main(argv):
     except ImportError as e:
         print("skipped: the comparison needs numpy and pyFAI (python3-pyfai): %s" % e)
         return 77
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from pyfai_azint import clear_full_split_buffer
+    clear_full_split_buffer()  # pyFAI's 2-D full splitting made deterministic
     os.makedirs(work, exist_ok=True)
     for f in glob.glob(os.path.join(work, "*")):
         os.remove(f)
@@ -114,6 +117,14 @@ def main(argv):
                                 "--polarization", "0.9"], "stack.npy",
          lambda fr: fresh().integrate2d_ng(fr, 40, 36, unit="2th_deg", method=("no", "histogram", "cython"),
                                       error_model="poisson", polarization_factor=0.9)),
+        ("1-D full r_mm radial range", ["--npt", "60", "--unit", "r_mm", "--method", "full", "--mask",
+                                         os.path.join(work, "mask.npy"), "--radial-range", "1", "5"], "stack.npy",
+         lambda fr: fresh().integrate1d_ng(fr, 60, unit="r_mm", method=("full", "csr", "cython"), mask=mask,
+                                      radial_range=(1, 5))),
+        ("2-D full q azimuth range", ["--npt", "30", "--npt-azim", "20", "--unit", "q_nm^-1", "--method", "full",
+                                      "--azimuth-range", "-60", "80", "--dummy", "65535"], "stack.npy",
+         lambda fr: fresh().integrate2d_ng(fr, 30, 20, unit="q_nm^-1", method=("full", "csr", "cython"),
+                                      azimuth_range=(-60, 80), dummy=65535, delta_dummy=None)),
     ]
     for spec in devices(info):
         for name, opts, inp, ref in cases:
@@ -190,7 +201,7 @@ def main(argv):
         ("an unknown unit", ["--poni", poni, "--npt", "10", "--unit", "furlongs", "stack.npy"], 1, "furlongs"),
         ("a truncated .npy", ["--poni", poni, "--npt", "10", "cut.npy"], 1, "cut short"),
         ("a missing input", ["--poni", poni, "--npt", "10", "nothing.npy"], 1, "nothing.npy"),
-        ("full splitting", ["--poni", poni, "--npt", "10", "--method", "full", "stack.npy"], 2, "full"),
+        ("an unknown method", ["--poni", poni, "--npt", "10", "--method", "lut", "stack.npy"], 2, "lut"),
         ("no --npt", ["--poni", poni, "stack.npy"], 2, "--npt"),
         ("a mask of another shape", ["--poni", poni, "--npt", "10", "--mask", "mask_small.npy", "stack.npy"], 1,
          "mask_small.npy"),

@@ -6,13 +6,16 @@ and its results as .npy files, for tests/test_azint.c to compare with anygpu's
 usage: pyfai_azint.py PONI OUTDIR KEY=VALUE...
 
 Keys: npt_rad, npt_azim (0 or absent: integrate1d_ng, else integrate2d_ng), unit (pyFAI's
-name), split (bbox or no), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat, variance
+name), split (bbox, no or full), radial=LO,HI, azimuth=LO,HI (degrees), frame, mask, dark, flat, variance
 (.npy paths: the frame is rows x cols, the mask nonzero where a pixel is left out), dummy,
 delta_dummy, polarization (factor), solid_angle (0 turns it off), normalization (factor),
 error_model (poisson).
 
 pyFAI 0.21.3 now and then builds a wrong 2-D matrix without splitting; that integration is run
 with fresh integrators until one matrix comes out twice (exit 3 when none does in 40 builds).
+Its 2-D full splitting reads a buffer it never cleared for the first unmasked pixel; here that
+buffer comes cleared (clear_full_split_buffer, which the other tests that compare with pyFAI's
+full splitting import).
 
 Writes into OUTDIR: lut_data.npy (float32), lut_indices.npy and lut_indptr.npy (int32), the
 matrix the integration used; radial.npy (the unit's bin centres) and, in 2-D, azimuthal.npy
@@ -22,6 +25,21 @@ fails.
 """
 import os
 import sys
+
+
+def clear_full_split_buffer():
+    """FullSplitIntegrator.calc_lut_2d (pyFAI 0.21.3) sums the first unmasked pixel's areas
+    onto a buffer from numpy.empty, cleared only after each pixel, so that pixel's shares are
+    now and then off by whatever the allocator left there. This gives its module a numpy whose
+    empty is zeros: the buffer then starts as every later pixel finds it, and pyFAI's 2-D
+    full-splitting matrix is deterministic. Other matrices do not use it."""
+    import types
+    import numpy
+    import pyFAI.ext.splitpixel_common as common
+    cleared = types.ModuleType("numpy")
+    cleared.__dict__.update(numpy.__dict__)
+    cleared.empty = numpy.zeros
+    common.numpy = cleared
 
 
 def main(argv):
@@ -59,8 +77,11 @@ def main(argv):
     # often in the first build of a process and, on a loaded machine, in many. Such a matrix is
     # built with fresh integrators, after a throwaway build, until one matrix has come out
     # twice (up to 40 builds), and that build's integration is taken. Without one, exit 3:
-    # pyFAI gave no reference (the test says so). Other matrices are deterministic.
+    # pyFAI gave no reference (the test says so). Other matrices are deterministic, the 2-D
+    # one with full splitting once its buffer is cleared (clear_full_split_buffer).
     unstable = npt_azim and method[0] == "no"
+    if method[0] == "full":
+        clear_full_split_buffer()
     seen = []
     if unstable:
         AzimuthalIntegrator.sload(poni).integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)

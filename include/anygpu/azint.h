@@ -1,8 +1,9 @@
 /* anygpu/azint.h — azimuthal integration on any device, as pyFAI 0.21.3's CSR integrator
-   (AzimuthalIntegrator.integrate1d_ng and integrate2d_ng with method ("bbox" or "no", "csr",
-   "cython")) defines it: the same bins, the same pixel shares, the same corrections in the same
-   places, so that its results match pyFAI's to float precision. docs/diffraction.md gives the
-   details and the measured agreement.
+   (AzimuthalIntegrator.integrate1d_ng and integrate2d_ng with method ("bbox", "no" or "full",
+   "csr", "cython")) defines it: the same bins, the same pixel shares (bounding boxes, no
+   splitting, or full splitting by the area of each pixel's quadrilateral in each bin), the
+   same corrections in the same places, so that its results match pyFAI's to float precision.
+   docs/diffraction.md gives the details and the measured agreement.
 
    An integrator is made once from a geometry and options (ag_integrator_create): the sparse
    matrix of pixel shares (each output bin a row, each pixel a column) is built on the host in
@@ -28,11 +29,17 @@
 extern "C" {
 #endif
 
-/** How a pixel is shared between bins: pyFAI's "no" (the whole pixel to the bin of its centre)
-    and "bbox" (spread evenly over its bounding box in radial position and chi). */
+/** How a pixel is shared between bins, as pyFAI 0.21.3's CSR integrators share it. */
 typedef enum ag_split {
+  /** pyFAI's "bbox": spread evenly over the pixel's bounding box in radial position and chi
+      (ext/splitBBoxCSR.pyx). */
   AG_SPLIT_BBOX = 0,
+  /** pyFAI's "no": the whole pixel to the bin of its centre. */
   AG_SPLIT_NO = 1,
+  /** pyFAI's "full" (method ("full", "csr", "cython"), ext/splitPixelFullCSR.pyx): the pixel is
+      the quadrilateral of its four corners in radial position and chi, shared between bins
+      by the area of it that falls in each; the bins' span comes from the corners. */
+  AG_SPLIT_FULL = 2,
 } ag_split;
 
 /** Where the variance comes from. AG_ERROR_POISSON follows pyFAI 0.21.3: in 1-D (integrate1d_ng's

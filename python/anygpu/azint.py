@@ -6,7 +6,7 @@ docs/diffraction.md), with pyFAI's names:
     >>> res = ai.integrate1d(frame, 1000, unit="q_nm^-1")               # integrate1d_ng
     >>> res.radial, res.intensity
 
-The integrator of pyFAI's method ("bbox", "csr", "cython") or ("no", "csr", "cython") is built
+The integrator of pyFAI's method ("bbox", "no" or "full", "csr", "cython") is built
 once per frame shape, bin count and options and kept (pyFAI keeps its engines the same way),
 so integrating frame after frame costs one kernel each. Frames are numpy arrays or anygpu
 Arrays, one [rows, cols] or a stack [B, rows, cols] (the result's arrays then have a leading
@@ -78,9 +78,13 @@ _result_free = fn("ag_integrate_result_free", [ctypes.POINTER(_Result)], restype
 _radial = fn("ag_integrator_radial", [ctypes.c_void_p, c_double_p])
 _azimuthal = fn("ag_integrator_azimuthal", [ctypes.c_void_p, c_double_p])
 
-_SPLITS = {"bbox": 0, "no": 1}
+_SPLITS = {"bbox": 0, "no": 1, "full": 2}
+# pyFAI's method names and the split each resolves to (its engine may differ: the names without
+# "csr" give pyFAI's histogram, whose results agree with its CSR integrator's to float rounding).
 _METHOD_NAMES = {"csr": "bbox", "bbox_csr": "bbox", "splitbbox": "bbox", "bbox": "bbox",
-                 "nosplit_csr": "no", "no": "no", "csr_nosplit": "no"}
+                 "nosplit_csr": "no", "no": "no", "csr_nosplit": "no",
+                 "full_csr": "full", "csr_full": "full", "full": "full", "splitpixel": "full",
+                 "splitpixelfull": "full"}
 _ENGINE_CACHE = 8  # integrators kept per AzimuthalIntegrator, least recently used dropped
 
 
@@ -242,9 +246,10 @@ class AzimuthalIntegrator:
         (degrees) limit the bins and pixels; mask (nonzero: left out), dark, flat, variance
         are [rows, cols]; dummy / delta_dummy leave out pixels of that value (and fill empty
         bins); polarization_factor in [-1, 1]; error_model None or "poisson". method is
-        pyFAI's (split, "csr", implementation) with split "bbox" or "no", or one of the names
-        "bbox", "no", "csr", "nosplit_csr"; the implementation is not used (each gives the
-        same bins). dtype is the engine's, float32 or float64. Returns an
+        pyFAI's (split, "csr", implementation) with split "bbox", "no" or "full" (pixels shared by
+        the area of their quadrilateral in each bin), or one of pyFAI's names for them ("bbox",
+        "splitbbox", "csr", "bbox_csr", "no", "nosplit_csr", "full", "splitpixel",
+        "full_csr"); the implementation is not used (each gives the same bins). dtype is the engine's, float32 or float64. Returns an
         :class:`Integrate1dResult`."""
         return self._run("anygpu.azint.AzimuthalIntegrator.integrate1d", data, npt, 0, unit, radial_range,
                          azimuth_range, mask, dummy, delta_dummy, dark, flat, correctSolidAngle,
@@ -366,10 +371,10 @@ class AzimuthalIntegrator:
             return split
         if isinstance(method, (tuple, list)) and len(method) == 3:
             split, algo, _impl = (str(m).lower() for m in method)
-            if split in ("bbox", "no") and algo == "csr":
+            if split in _SPLITS and algo == "csr":
                 return split
         raise refuse("AG_ERR_UNSUPPORTED", who,
-                     "method %r: anygpu integrates as pyFAI's (\"bbox\" or \"no\", \"csr\", impl)" % (method,))
+                     "method %r: anygpu integrates as pyFAI's (\"bbox\", \"no\" or \"full\", \"csr\", impl)" % (method,))
 
 
 def load(path, device=None):

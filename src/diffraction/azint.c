@@ -56,9 +56,9 @@ static ag_status check_options(const char *fn, ag_device *dev, const ag_poni *po
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->npt_rad is 0; an integration has at least one radial bin", fn);
   if ((unsigned)opt->unit >= AG_RADIAL_UNIT_COUNT)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->unit %d is not an ag_radial_unit", fn, (int)opt->unit);
-  if (opt->split != AG_SPLIT_BBOX && opt->split != AG_SPLIT_NO)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->split %d is not AG_SPLIT_BBOX or AG_SPLIT_NO", fn,
-                     (int)opt->split);
+  if (opt->split != AG_SPLIT_BBOX && opt->split != AG_SPLIT_NO && opt->split != AG_SPLIT_FULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT,
+                     "%s: opt->split %d is not AG_SPLIT_BBOX, AG_SPLIT_NO or AG_SPLIT_FULL", fn, (int)opt->split);
   if ((unsigned)opt->error_model > AG_ERROR_VARIANCE)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->error_model %d is not an ag_error_model", fn,
                      (int)opt->error_model);

@@ -4,7 +4,9 @@
    from ext/splitBBox_common.pyx's SplitBBoxIntegrator: calc_boundaries, calc_lut_1d and
    calc_lut_2d; "no" splitting is the same with boxes of size 0), with their quirks, each said
    where it is matched. Positions are pyFAI's unscaled ones
-   (2θ in rad, q in nm^-1, r in m; ag_geometry_radial with the unit's base), chi in radians. */
+   (2θ in rad, q in nm^-1, r in m; ag_geometry_radial with the unit's base), chi in radians.
+   The plan's frame (units, ranges, centres, the two passes that fill the matrix) is shared
+   with full splitting (azint_full.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +47,7 @@ static double deg2rad(double deg) {
   return rp * PI;
 }
 
-/* calc_upper_bound: the largest bin's upper edge is moved out by one float32 epsilon, so that
-   a pixel at the range's maximum falls inside it: outwards for either sign. */
-static double upper_bound(double maxin) {
+double ag__azint_upper_bound(double maxin) {
   const double eps32 = 1.0 + 1.1920928955078125e-07;
   return maxin > 0 ? maxin * eps32 : maxin / eps32;
 }
@@ -59,28 +59,6 @@ static void linspace(double start, double stop, size_t n, double scale, double *
     out[i] = ((double)i * step + start) * scale;
   if (n > 1)
     out[n - 1] = stop * scale;
-}
-
-/* ---- a matrix built row by row from (bin, pixel, share) triples -------------------------- */
-
-/* pyFAI's builders make two passes over the pixels: one counting each bin's entries, one
-   placing them; the entries of a bin then come in pixel order. Here a pass is a call of
-   walk() with counting on or off. */
-typedef struct builder {
-  bool counting;
-  uint64_t *indptr; /* counting: entries per bin at [bin + 1]; placing: next slot of each bin */
-  uint32_t *indices;
-  double *data;
-} builder;
-
-static void put(builder *b, size_t bin, size_t pixel, double share) {
-  if (b->counting) {
-    b->indptr[bin + 1]++;
-    return;
-  }
-  uint64_t at = b->indptr[bin]++;
-  b->indices[at] = (uint32_t)pixel;
-  b->data[at] = (float)share; /* SparseBuilder and the data arrays hold float32 */
 }
 
 /* ---- the geometry's arrays ---------------------------------------------------------------- */
@@ -177,11 +155,11 @@ static void bounds(const positions *p, const uint8_t *mask, const ag_integrate_o
   }
   b->pos0_min = pos0_min;
   b->pos0_maxin = pos0_max;
-  b->pos0_max = upper_bound(pos0_max);
+  b->pos0_max = ag__azint_upper_bound(pos0_max);
   b->delta0 = (b->pos0_max - b->pos0_min) / (double)nrad;
   b->pos1_min = pos1_min;
   b->pos1_maxin = pos1_max;
-  b->pos1_max = upper_bound(pos1_max);
+  b->pos1_max = ag__azint_upper_bound(pos1_max);
   b->delta1 = (b->pos1_max - b->pos1_min) / (double)nazim;
   b->check_pos1 = nazim == 0 && opt->has_azimuth_range;
 }
@@ -208,7 +186,7 @@ static bool box_bins(double flo, double fhi, size_t nbins, long long *bmin, long
 /* calc_lut_1d: the whole pixel to one bin, else shares in proportion to the box's overlap with
    each bin, computed from the unclipped fractional bins (so a box hanging over the range's end
    gives its end bin more than its overlap, as pyFAI does). */
-static void walk_1d(const positions *p, const uint8_t *mask, const bins *b, size_t nrad, builder *out) {
+static void walk_1d(const positions *p, const uint8_t *mask, const bins *b, size_t nrad, ag__azint_builder *out) {
   for (size_t idx = 0; idx < p->n; idx++) {
     if (mask != NULL && mask[idx])
       continue;
@@ -224,21 +202,21 @@ static void walk_1d(const positions *p, const uint8_t *mask, const bins *b, size
     if (!box_bins(fbin0_min, fbin0_max, nrad, &bin0_min, &bin0_max))
       continue;
     if (bin0_min == bin0_max) {
-      put(out, (size_t)bin0_min, idx, 1.0);
+      ag__azint_put(out, (size_t)bin0_min, idx, 1.0);
       continue;
     }
     double inv_area = 1.0 / (fbin0_max - fbin0_min);
-    put(out, (size_t)bin0_min, idx, inv_area * ((double)(bin0_min + 1) - fbin0_min));
-    put(out, (size_t)bin0_max, idx, inv_area * (fbin0_max - (double)bin0_max));
+    ag__azint_put(out, (size_t)bin0_min, idx, inv_area * ((double)(bin0_min + 1) - fbin0_min));
+    ag__azint_put(out, (size_t)bin0_max, idx, inv_area * (fbin0_max - (double)bin0_max));
     for (long long bin = bin0_min + 1; bin < bin0_max; bin++)
-      put(out, (size_t)bin, idx, inv_area);
+      ag__azint_put(out, (size_t)bin, idx, inv_area);
   }
 }
 
 /* calc_lut_2d: the same along both axes; the shares are the outer product of the radial and
    azimuthal ones (left/middle/right times down/middle/up). Row (i, j) is i * nazim + j. */
 static void walk_2d(const positions *p, const uint8_t *mask, const bins *b, size_t nrad, size_t nazim,
-                    builder *out) {
+                    ag__azint_builder *out) {
   for (size_t idx = 0; idx < p->n; idx++) {
     if (mask != NULL && mask[idx])
       continue;
@@ -254,43 +232,43 @@ static void walk_2d(const positions *p, const uint8_t *mask, const bins *b, size
 #define AT(i, j) ((size_t)(i) * nazim + (size_t)(j))
     if (bin0_min == bin0_max) {
       if (bin1_min == bin1_max) {
-        put(out, AT(bin0_min, bin1_min), idx, 1.0);
+        ag__azint_put(out, AT(bin0_min, bin1_min), idx, 1.0);
       } else {
         double delta_down = (double)(bin1_min + 1) - fbin1_min;
         double delta_up = fbin1_max - (double)bin1_max;
         double inv_area = 1.0 / (fbin1_max - fbin1_min);
-        put(out, AT(bin0_min, bin1_min), idx, inv_area * delta_down);
-        put(out, AT(bin0_min, bin1_max), idx, inv_area * delta_up);
+        ag__azint_put(out, AT(bin0_min, bin1_min), idx, inv_area * delta_down);
+        ag__azint_put(out, AT(bin0_min, bin1_max), idx, inv_area * delta_up);
         for (long long j = bin1_min + 1; j < bin1_max; j++)
-          put(out, AT(bin0_min, j), idx, inv_area);
+          ag__azint_put(out, AT(bin0_min, j), idx, inv_area);
       }
     } else if (bin1_min == bin1_max) {
       double inv_area = 1.0 / (fbin0_max - fbin0_min);
       double delta_left = (double)(bin0_min + 1) - fbin0_min;
-      put(out, AT(bin0_min, bin1_min), idx, inv_area * delta_left);
+      ag__azint_put(out, AT(bin0_min, bin1_min), idx, inv_area * delta_left);
       double delta_right = fbin0_max - (double)bin0_max;
-      put(out, AT(bin0_max, bin1_min), idx, inv_area * delta_right);
+      ag__azint_put(out, AT(bin0_max, bin1_min), idx, inv_area * delta_right);
       for (long long i = bin0_min + 1; i < bin0_max; i++)
-        put(out, AT(i, bin1_min), idx, inv_area);
+        ag__azint_put(out, AT(i, bin1_min), idx, inv_area);
     } else {
       double delta_left = (double)(bin0_min + 1) - fbin0_min;
       double delta_right = fbin0_max - (double)bin0_max;
       double delta_down = (double)(bin1_min + 1) - fbin1_min;
       double delta_up = fbin1_max - (double)bin1_max;
       double inv_area = 1.0 / ((fbin0_max - fbin0_min) * (fbin1_max - fbin1_min));
-      put(out, AT(bin0_min, bin1_min), idx, inv_area * delta_left * delta_down);
-      put(out, AT(bin0_min, bin1_max), idx, inv_area * delta_left * delta_up);
-      put(out, AT(bin0_max, bin1_min), idx, inv_area * delta_right * delta_down);
-      put(out, AT(bin0_max, bin1_max), idx, inv_area * delta_right * delta_up);
+      ag__azint_put(out, AT(bin0_min, bin1_min), idx, inv_area * delta_left * delta_down);
+      ag__azint_put(out, AT(bin0_min, bin1_max), idx, inv_area * delta_left * delta_up);
+      ag__azint_put(out, AT(bin0_max, bin1_min), idx, inv_area * delta_right * delta_down);
+      ag__azint_put(out, AT(bin0_max, bin1_max), idx, inv_area * delta_right * delta_up);
       for (long long i = bin0_min + 1; i < bin0_max; i++) {
-        put(out, AT(i, bin1_min), idx, inv_area * delta_down);
+        ag__azint_put(out, AT(i, bin1_min), idx, inv_area * delta_down);
         for (long long j = bin1_min + 1; j < bin1_max; j++)
-          put(out, AT(i, j), idx, inv_area);
-        put(out, AT(i, bin1_max), idx, inv_area * delta_up);
+          ag__azint_put(out, AT(i, j), idx, inv_area);
+        ag__azint_put(out, AT(i, bin1_max), idx, inv_area * delta_up);
       }
       for (long long j = bin1_min + 1; j < bin1_max; j++) {
-        put(out, AT(bin0_min, j), idx, inv_area * delta_left);
-        put(out, AT(bin0_max, j), idx, inv_area * delta_right);
+        ag__azint_put(out, AT(bin0_min, j), idx, inv_area * delta_left);
+        ag__azint_put(out, AT(bin0_max, j), idx, inv_area * delta_right);
       }
     }
 #undef AT
@@ -316,20 +294,20 @@ typedef struct walker {
   size_t nrad, nazim;
 } walker;
 
-static void walk(const walker *w, builder *out) {
+static void walk(const void *ctx, ag__azint_builder *out) {
+  const walker *w = ctx;
   if (w->two_d)
     walk_2d(w->p, w->mask, &w->b, w->nrad, w->nazim, out);
   else
     walk_1d(w->p, w->mask, &w->b, w->nrad, out);
 }
 
-/* Counts, allocates, places: the two passes of pyFAI's builders. */
-static ag_status fill_matrix(const char *fn, const walker *w, ag__azint_plan *plan) {
+ag_status ag__azint_fill(const char *fn, ag__azint_walk walk_pixels, const void *ctx, ag__azint_plan *plan) {
   plan->indptr = calloc(plan->nbins + 1, sizeof *plan->indptr);
   if (plan->indptr == NULL)
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu bins", fn, plan->nbins);
-  builder b = {.counting = true, .indptr = plan->indptr};
-  walk(w, &b);
+  ag__azint_builder b = {.counting = true, .indptr = plan->indptr};
+  walk_pixels(ctx, &b);
   for (size_t i = 0; i < plan->nbins; i++)
     plan->indptr[i + 1] += plan->indptr[i];
   plan->nnz = plan->indptr[plan->nbins];
@@ -341,55 +319,65 @@ static ag_status fill_matrix(const char *fn, const walker *w, ag__azint_plan *pl
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixel shares", fn, plan->nnz);
   }
   memcpy(next, plan->indptr, (plan->nbins + 1) * sizeof *next);
-  b = (builder){.counting = false, .indptr = next, .indices = plan->indices, .data = plan->data};
-  walk(w, &b);
+  b = (ag__azint_builder){.counting = false, .indptr = next, .indices = plan->indices, .data = plan->data};
+  walk_pixels(ctx, &b);
   free(next);
   return AG_OK;
+}
+
+void ag__azint_centres(ag__azint_plan *plan, double pos0_min, double pos0_max, double delta0, double scale,
+                       double pos1_min, double pos1_max, double delta1) {
+  linspace(pos0_min + 0.5 * delta0, pos0_max - 0.5 * delta0, plan->nrad, scale, plan->rad_centres);
+  if (plan->azim_centres != NULL)
+    linspace(pos1_min + 0.5 * delta1, pos1_max - 0.5 * delta1, plan->nazim, 180.0 / PI, plan->azim_centres);
+}
+
+/* Bounding boxes and no splitting, from the pixels' centres and spreads. */
+static ag_status bbox_build(const char *fn, const ag_poni *poni, size_t rows, size_t cols,
+                            const ag_integrate_options *opt, const ag__azint_ranges *r, ag__azint_plan *plan) {
+  walker w = {.two_d = opt->npt_azim > 0, .mask = opt->mask, .nrad = plan->nrad, .nazim = plan->nazim};
+  positions p;
+  ag_status st = positions_get(fn, poni, rows, cols, r->base, opt->split == AG_SPLIT_BBOX,
+                               w.two_d || opt->has_azimuth_range, &p);
+  if (st != AG_OK)
+    return st;
+  w.p = &p;
+  bounds(&p, opt->mask, opt, r->rad_lo, r->rad_hi, r->az_lo, r->az_hi, w.nrad, w.two_d ? w.nazim : 0, &w.b);
+  ag__azint_centres(plan, w.b.pos0_min, w.b.pos0_max, w.b.delta0, r->scale, w.b.pos1_min, w.b.pos1_max,
+                    w.b.delta1);
+  st = ag__azint_fill(fn, walk, &w, plan);
+  positions_free(&p);
+  return st;
 }
 
 ag_status ag__azint_plan_build(const char *fn, const ag_poni *poni, size_t rows, size_t cols,
                                const ag_integrate_options *opt, ag__azint_plan *plan) {
   memset(plan, 0, sizeof *plan);
-  double scale;
-  ag_radial_unit base = base_unit(opt->unit, &scale);
-  walker w = {.two_d = opt->npt_azim > 0, .mask = opt->mask,
-              .nrad = opt->npt_rad, .nazim = opt->npt_azim > 0 ? opt->npt_azim : 1};
+  ag__azint_ranges r = {0};
+  r.base = base_unit(opt->unit, &r.scale);
   plan->npix = rows * cols;
-  plan->nrad = w.nrad;
-  plan->nazim = w.nazim;
-  plan->nbins = w.nrad * w.nazim;
+  plan->nrad = opt->npt_rad;
+  plan->nazim = opt->npt_azim > 0 ? opt->npt_azim : 1;
+  plan->nbins = plan->nrad * plan->nazim;
   /* The user's ranges as pyFAI takes them: radial divided by the unit's scale, azimuth in
      degrees to radians with the discontinuity at π, its end moved a turn on when not above
      its start. */
-  double rad_lo = opt->radial_min / scale, rad_hi = opt->radial_max / scale;
-  double az_lo = 0, az_hi = 0;
+  r.rad_lo = opt->radial_min / r.scale;
+  r.rad_hi = opt->radial_max / r.scale;
   if (opt->has_azimuth_range) {
-    az_lo = deg2rad(opt->azimuth_min);
-    az_hi = deg2rad(opt->azimuth_max);
-    if (az_hi <= az_lo)
-      az_hi += 2 * PI;
+    r.az_lo = deg2rad(opt->azimuth_min);
+    r.az_hi = deg2rad(opt->azimuth_max);
+    if (r.az_hi <= r.az_lo)
+      r.az_hi += 2 * PI;
   }
-  positions p;
-  ag_status st =
-      positions_get(fn, poni, rows, cols, base, opt->split == AG_SPLIT_BBOX, w.two_d || opt->has_azimuth_range, &p);
-  if (st != AG_OK)
-    return st;
-  w.p = &p;
-  plan->rad_centres = malloc(w.nrad * sizeof *plan->rad_centres);
-  plan->azim_centres = w.two_d ? malloc(w.nazim * sizeof *plan->azim_centres) : NULL;
-  if (plan->rad_centres == NULL || (w.two_d && plan->azim_centres == NULL)) {
-    positions_free(&p);
+  plan->rad_centres = malloc(plan->nrad * sizeof *plan->rad_centres);
+  plan->azim_centres = opt->npt_azim > 0 ? malloc(plan->nazim * sizeof *plan->azim_centres) : NULL;
+  if (plan->rad_centres == NULL || (opt->npt_azim > 0 && plan->azim_centres == NULL)) {
     ag__azint_plan_free(plan);
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the bins' centres", fn);
   }
-  bounds(&p, opt->mask, opt, rad_lo, rad_hi, az_lo, az_hi, w.nrad, w.two_d ? w.nazim : 0, &w.b);
-  linspace(w.b.pos0_min + 0.5 * w.b.delta0, w.b.pos0_max - 0.5 * w.b.delta0, w.nrad, scale, plan->rad_centres);
-  if (w.two_d)
-    linspace(w.b.pos1_min + 0.5 * w.b.delta1, w.b.pos1_max - 0.5 * w.b.delta1, w.nazim, 180.0 / PI,
-             plan->azim_centres);
-  if (st == AG_OK)
-    st = fill_matrix(fn, &w, plan);
-  positions_free(&p);
+  ag_status st = opt->split == AG_SPLIT_FULL ? ag__azint_full_build(fn, poni, rows, cols, opt, &r, plan)
+                                             : bbox_build(fn, poni, rows, cols, opt, &r, plan);
   if (st != AG_OK)
     ag__azint_plan_free(plan);
   return st;

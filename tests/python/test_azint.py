@@ -1,6 +1,9 @@
 """anygpu.azint against pyFAI 0.21.3's CSR integrator (integrate1d_ng / integrate2d_ng with
-method (split, "csr", "cython")) on small detectors, on every device; the tolerances are
+method (split, "csr", "cython"), split bbox, no or full) on small detectors, on every device; the tolerances are
 docs/diffraction.md's measured agreement with room (1e-5 relative to the largest value)."""
+
+import os
+import sys
 
 import numpy
 import pytest
@@ -11,6 +14,11 @@ from conftest import need_fp64
 
 pyFAI = pytest.importorskip("pyFAI", reason="pyFAI is not importable: no reference to compare with")
 from pyFAI.azimuthalIntegrator import AzimuthalIntegrator as PyFAIIntegrator  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pyfai_azint import clear_full_split_buffer  # noqa: E402
+
+clear_full_split_buffer()  # pyFAI's 2-D full splitting made deterministic (tests/pyfai_azint.py)
 
 ROWS, COLS = 40, 36
 GEOMETRY = dict(dist=0.1, poni1=0.0021, poni2=0.0017, rot1=0.12, rot2=-0.07, rot3=0.3, wavelength=1e-10,
@@ -39,7 +47,7 @@ def ours(dev):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("split", ["bbox", "no"])
+@pytest.mark.parametrize("split", ["bbox", "no", "full"])
 def test_integrate1d(dev, dtype, split):
     need_fp64(dev, dtype)
     data = frame() if split == "bbox" else numpy.round(frame()).astype(numpy.uint16)  # read in its own dtype
@@ -104,6 +112,21 @@ def test_integrate2d(dev):
     assert res.intensity.shape == (18, 20)
 
 
+@pytest.mark.parametrize("method", [("full", "csr", "cython"), "full", "splitpixel", "full_csr"])
+def test_integrate2d_full_split(dev, method):
+    """pyFAI's full pixel splitting under each of its names, against its CSR integrator."""
+    data = frame(6)
+    mask = numpy.zeros((ROWS, COLS), numpy.int8)
+    mask[10:14, 5:25] = 1
+    kw = dict(unit="2th_deg", mask=mask, radial_range=(1.0, 4.0), azimuth_range=(-90, 120), error_model="poisson")
+    want = reference().integrate2d_ng(data, 16, 12, method=("full", "csr", "cython"), **kw)
+    res = ours(dev).integrate2d(data, 16, 12, method=method, **kw)
+    numpy.testing.assert_allclose(res.radial, want.radial, rtol=1e-9)
+    numpy.testing.assert_allclose(res.azimuthal, want.azimuthal, rtol=1e-9)
+    for name in ("intensity", "sigma", "sum_signal", "sum_variance", "sum_normalization", "count"):
+        close(getattr(res, name), getattr(want, name), "float32")
+
+
 def test_load_poni_and_detector_name(dev, tmp_path):
     ref = reference()
     path = tmp_path / "g.poni"
@@ -122,7 +145,9 @@ def test_errors(dev):
     with pytest.raises(anygpu.MismatchError, match="anygpu.azint.AzimuthalIntegrator.integrate1d: mask"):
         ai.integrate1d(frame(), 10, mask=numpy.zeros((3, 3)))
     with pytest.raises(anygpu.UnsupportedError, match="integrate1d: method"):
-        ai.integrate1d(frame(), 10, method=("full", "csr", "cython"))
+        ai.integrate1d(frame(), 10, method=("full", "lut", "cython"))
+    with pytest.raises(anygpu.UnsupportedError, match="integrate1d: method"):
+        ai.integrate1d(frame(), 10, method="full_lut")
     with pytest.raises(anygpu.InvalidArgumentError, match="integrate1d: unit"):
         ai.integrate1d(frame(), 10, unit="furlong")
     with pytest.raises(anygpu.InvalidArgumentError, match="integrate1d: npt"):

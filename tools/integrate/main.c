@@ -29,7 +29,7 @@ static void usage(FILE *f) {
           "  --npt N                radial bins\n"
           "  --npt-azim M           azimuthal bins: a 2-D integration (default 1-D)\n"
           "  --unit U               2th_deg (default), 2th_rad, q_nm^-1, q_A^-1, r_mm, r_m\n"
-          "  --method no|bbox       pixel splitting (default bbox); full is not implemented\n"
+          "  --method no|bbox|full  pixel splitting, as pyFAI's (default bbox)\n"
           "  --mask FILE.npy        [ny, nx], nonzero for a pixel left out\n"
           "  --dummy V              pixels of value V are left out (and empty bins hold V)\n"
           "  --delta-dummy D        ... within D of V\n"
@@ -163,11 +163,8 @@ static int parse_args(int argc, char **argv, args *a) {
     return bad_usage("--delta-dummy needs --dummy");
   if (a->has_polarization && !(a->polarization >= -1 && a->polarization <= 1))
     return bad_usage("--polarization %g is not between -1 and 1", a->polarization);
-  if (strcmp(a->method, "no") != 0 && strcmp(a->method, "bbox") != 0) {
-    if (strcmp(a->method, "full") == 0)
-      return bad_usage("--method full: full pixel splitting is not implemented; use bbox or no");
-    return bad_usage("--method %s: not no or bbox", a->method);
-  }
+  if (strcmp(a->method, "no") != 0 && strcmp(a->method, "bbox") != 0 && strcmp(a->method, "full") != 0)
+    return bad_usage("--method %s: not no, bbox or full", a->method);
   if (a->error_model != NULL && strcmp(a->error_model, "poisson") != 0)
     return bad_usage("--error-model %s: only poisson is known", a->error_model);
   a->input = pos[0];
@@ -278,7 +275,9 @@ static int prepare(run *r) {
     return rc;
   ag_integrate_options o = {.npt_rad = r->a.npt,
                             .npt_azim = r->a.npt_azim,
-                            .split = strcmp(r->a.method, "no") == 0 ? AG_SPLIT_NO : AG_SPLIT_BBOX,
+                            .split = strcmp(r->a.method, "no") == 0     ? AG_SPLIT_NO
+                                     : strcmp(r->a.method, "full") == 0 ? AG_SPLIT_FULL
+                                                                        : AG_SPLIT_BBOX,
                             .rows = r->ny,
                             .cols = r->nx,
                             .has_radial_range = r->a.has_radial,
