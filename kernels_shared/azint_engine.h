@@ -76,7 +76,9 @@ AG_INLINE AG_AZ(bin) AG_AZ(pixel)(AG_AZ(bin) a, AG_AZ_E w, ag_u64 p, AG_GLOBAL c
   AG_AZ_E raw = (AG_AZ_E)f[p];
   AG_AZ_E sig = raw - (has_dark ? dark[p] : (AG_AZ_E)0);
   AG_AZ_E nrm = norm[p];
-  AG_AZ_E v = vmode == 1 ? (raw > (AG_AZ_E)1 ? raw : (AG_AZ_E)1)
+  /* fmax, not raw > 1 ? raw : 1: rusticl 22.3 compiles that select, on a raw converted from
+     u8 or u16, into one that gives 15360 (the bits of a half-precision 1) for 0 and 1. */
+  AG_AZ_E v = vmode == 1 ? AG_CAT2(AG_FMAX, AG_AZ_ESFX)(raw, (AG_AZ_E)1)
               : vmode == 2 ? raw
               : vmode == 3 ? var[p]
                            : (AG_AZ_E)0;

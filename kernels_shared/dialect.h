@@ -129,6 +129,7 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_ATAN2_f32 atan2f
 #define AG_SINH_f32 sinhf
 #define AG_COSH_f32 coshf
+#define AG_FMAX_f32 fmaxf
 #else
 #define AG_SQRT_f32 sqrt
 #define AG_EXP_f32 exp
@@ -141,6 +142,7 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_ATAN2_f32 atan2
 #define AG_SINH_f32 sinh
 #define AG_COSH_f32 cosh
+#define AG_FMAX_f32 fmax
 #endif
 #define AG_SQRT_f64 sqrt
 #define AG_EXP_f64 exp
@@ -153,6 +155,7 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_ATAN2_f64 atan2
 #define AG_SINH_f64 sinh
 #define AG_COSH_f64 cosh
+#define AG_FMAX_f64 fmax
 
 #define AG_CAT2_(a, b) a##b
 #define AG_CAT2(a, b) AG_CAT2_(a, b)

@@ -73,6 +73,7 @@ typedef struct azcase {
   const char *poni;
   ag_integrate_options opt;
   bool frame_dummies, use_mask, use_dark_flat, use_variance;
+  bool low_counts; /* counts 0 to 3 in place of make_frame's */
   ag_dtype frame_dtype; /* AG_U16 or AG_F32 */
 } azcase;
 
@@ -84,6 +85,9 @@ typedef struct inputs {
 
 static void fill_inputs(azcase *c, inputs *in) {
   make_frame(in->frame, c->frame_dummies);
+  if (c->low_counts)
+    for (int k = 0; k < NPIX; k++)
+      in->frame[k] = (uint16_t)((k * 7 + k / COLS) % 4);
   make_mask(in->mask);
   make_dark_flat(in->dark, in->flat);
   for (int k = 0; k < NPIX; k++)
@@ -437,6 +441,11 @@ START_TEST(one_d_integrations_match_pyfai) {
                                .opt = {.npt_rad = 40, .unit = AG_RADIAL_Q_NM, .has_dummy = true, .dummy = 0,
                                        .has_polarization = true, .polarization_factor = 0.9,
                                        .normalization_factor = 2.5, .error_model = AG_ERROR_POISSON}},
+                      1);
+  /* 1-D Poisson's variance is max(raw, 1): counts of 0 and 1 from an integer frame. */
+  check_against_pyfai(dev, "1-D bbox, u16 frame of counts 0 to 3, Poisson",
+                      (azcase){.poni = poni_plain, .frame_dtype = AG_U16, .low_counts = true,
+                               .opt = {.npt_rad = 25, .unit = AG_RADIAL_Q_NM, .error_model = AG_ERROR_POISSON}},
                       1);
   check_against_pyfai(dev, "1-D no split, radial and azimuth ranges, no solid angle",
                       (azcase){.poni = poni_plain, .frame_dtype = AG_F32,
