@@ -91,8 +91,11 @@ npy_array sv_reference_history(const char *solver, const char *dir, char *const 
 }
 
 /* The solver's history against the reference's, iteration by iteration: the same number of
-   iterations, rho equal to 1e-9 relative, and ObjFun, DFid, Reg and the residuals to @p tol
-   relative (of the larger of the values and @p floor). */
+   iterations, and ObjFun, DFid, Reg, the residuals and rho to @p tol relative (of the larger of
+   the values and @p floor). rho is held to the residuals' tolerance because AutoRho's scaling
+   (AutoScaling) is a continuous function of them: on an AVX-512 CPU, whose OpenBLAS kernels
+   round differently from an AVX2 one's, BPDN test_08's rho at iteration 70 differed from
+   the transcription's by 2.3e-9 relative. */
 void sv_compare_history(const char *what, const ag_solver *b, const npy_array *h, double tol, double floor) {
   const ag_iter_stats *st;
   size_t n = ag_solver_history(b, &st);
@@ -105,7 +108,7 @@ void sv_compare_history(const char *what, const ag_solver *b, const npy_array *h
     for (int j = 0; j < 6; j++) {
       double e = fabs(mine[j] - ref[j]) / fmax(fmax(fabs(mine[j]), fabs(ref[j])), floor);
       worst = fmax(worst, e);
-      ck_assert_msg(e <= (j == 5 ? 1e-9 : tol), "%s: %s iteration %zu field %d: %.17g, the reference %.17g",
+      ck_assert_msg(e <= tol, "%s: %s iteration %zu field %d: %.17g, the reference %.17g",
                     test_label(), what, k, j, mine[j], ref[j]);
     }
   }
