@@ -106,9 +106,9 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
    items and cuts them itself. Elsewhere the work-group size is the core's, not the driver's
    choice: a driver picks a divisor of the global size, which for an n such as 2^21 - 2 is a
    group of 2 (rusticl), and a launch of a million groups then costs more than its work. So
-   the items are whole groups of up to 64, at most 2^16 groups (4M items, each index its own
-   item on all but the largest launches), and at least as many as the device's loop limit
-   asks. */
+   the items are whole groups, of up to 256 on GPUs (the CUDA backend's own choice) and 64 on
+   CPU devices, at most 2^16 groups (each index its own item on all but the largest
+   launches), and at least as many as the device's loop limit asks. */
 static void shape_items(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r) {
   memset(r, 0, sizeof *r);
   r->dims = 1;
@@ -116,7 +116,8 @@ static void shape_items(const ag_device *dev, size_t max_wg, uint64_t n, ag_rang
     r->global[0] = n;
     return;
   }
-  uint64_t wg = max_wg < 64 ? max_wg : 64;
+  uint64_t most = dev->traits.launch == AG__LAUNCH_GRID ? 256 : 64;
+  uint64_t wg = max_wg < most ? max_wg : most;
   uint64_t groups = (n + wg - 1) / wg;
   if (groups > ((uint64_t)1 << 16))
     groups = (uint64_t)1 << 16;
