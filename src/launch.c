@@ -61,6 +61,19 @@ ag_status ag__launch_checked(const char *fn, ag_queue *q, ag_device *dev, ag__bk
 /* The longest elementwise launch the host runs on one thread. */
 #define AG__EW_SERIAL_MAX 16384
 
+/* A grid-stride launch of n indices in groups of wg: as many groups as n needs, at most @p most,
+   and at least as many as keep the loop within the device's loop limit. */
+static void grid_stride(const ag_device *dev, uint64_t n, uint64_t wg, uint64_t most, ag_range *r) {
+  uint64_t groups = (n + wg - 1) / wg;
+  if (groups > most)
+    groups = most;
+  uint64_t least = (ag__loop_items(dev, n) + wg - 1) / wg;
+  if (groups < least)
+    groups = least;
+  r->global[0] = groups * wg;
+  r->local[0] = wg;
+}
+
 static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_range *r, uint64_t *chunk) {
   memset(r, 0, sizeof *r);
   r->dims = 1;
@@ -89,17 +102,8 @@ static void shape_launch(const ag_device *dev, size_t max_wg, uint64_t n, ag_ran
     r->local[0] = wg;
     return;
   }
-  uint64_t wg = max_wg < 256 ? max_wg : 256;
-  uint64_t groups = (n + wg - 1) / wg;
-  if (groups > units * 32)
-    groups = units * 32;
-  /* The grid-stride loop runs n / (groups * wg) times: within the device's loop limit. */
-  uint64_t least = (ag__loop_items(dev, n) + wg - 1) / wg;
-  if (groups < least)
-    groups = least;
   *chunk = 1;
-  r->global[0] = groups * wg;
-  r->local[0] = wg;
+  grid_stride(dev, n, max_wg < 256 ? max_wg : 256, units * 32, r);
 }
 
 /* An item-per-index launch (AG_ITEMS: a grid-stride loop over n indices). The host takes n
@@ -117,15 +121,7 @@ static void shape_items(const ag_device *dev, size_t max_wg, uint64_t n, ag_rang
     return;
   }
   uint64_t most = dev->traits.launch == AG__LAUNCH_GRID ? 256 : 64;
-  uint64_t wg = max_wg < most ? max_wg : most;
-  uint64_t groups = (n + wg - 1) / wg;
-  if (groups > ((uint64_t)1 << 16))
-    groups = (uint64_t)1 << 16;
-  uint64_t least = (ag__loop_items(dev, n) + wg - 1) / wg;
-  if (groups < least)
-    groups = least;
-  r->global[0] = groups * wg;
-  r->local[0] = wg;
+  grid_stride(dev, n, max_wg < most ? max_wg : most, (uint64_t)1 << 16, r);
 }
 
 ag_status ag__launch_groups(ag__launch *l, size_t want, ag_range *range) {
