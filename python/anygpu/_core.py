@@ -6,7 +6,7 @@ import threading
 
 import numpy
 
-from ._lib import AG_DTYPE, DTYPES, UnsupportedError, c_size_p, error, fn, lib
+from ._lib import AG_DTYPE, DTYPES, UnsupportedError, c_size_p, error, fn
 
 MAX_DIMS = 4
 c_void_pp = ctypes.POINTER(ctypes.c_void_p)

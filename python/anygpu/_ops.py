@@ -23,7 +23,7 @@ import numbers
 import numpy
 
 from ._core import Array, _shape_arg, asarray, dtype_code, empty
-from ._lib import DTYPES, c_size_p, error, fn, lib
+from ._lib import DTYPES, c_size_p, error, fn
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
@@ -55,11 +55,8 @@ _dot = fn("ag_dot", [_p, _p, _p, _i, _p])
 _blas_dot = fn("ag_blas_dot", [_p, _p, _p, _b, _p])
 _gemm = fn("ag_gemm", [_p, _i, _i, _d, _p, _p, _d, _p])
 _gemv = fn("ag_gemv", [_p, _i, _d, _p, _p, _d, _p])
-if hasattr(lib, "ag_compare"):
-    _compare = fn("ag_compare", [_p, _i, _p, _p, _p])
-    _compare_scalar = fn("ag_compare_scalar", [_p, _i, _p, _d, _d, _b, _p])
-else:  # the library predates ag_compare: comparisons refuse when called
-    _compare = _compare_scalar = None
+_compare = fn("ag_compare", [_p, _i, _p, _p, _p])
+_compare_scalar = fn("ag_compare_scalar", [_p, _i, _p, _d, _d, _b, _p])
 
 AXIS_ALL = -1
 UNARY = ["negative", "abs", "sqrt", "exp", "log", "sin", "cos", "square", "sign", "conj", "real", "imag"]
@@ -207,8 +204,6 @@ def _binary_op(name, a, b, out=None):
     comparison (ag_compare, giving a uint8 mask); into @out when given (in place)."""
     who = "anygpu." + name
     if name in COMPARE:
-        if _compare is None:
-            raise error("AG_ERR_UNSUPPORTED", "%s: libanygpu has no ag_compare (%s)" % (who, lib._name))
         code, on_arrays, on_scalar = COMPARE.index(name), _compare, _compare_scalar
     else:
         code, on_arrays, on_scalar = BINARY.index(name), _binary, _binary_scalar

@@ -9,13 +9,12 @@ import numpy
 import pytest
 
 import anygpu
-from anygpu._lib import fn, lib
+from anygpu._lib import fn
 from conftest import assert_close, need_fp64, put
 
 DTYPES = ["uint8", "uint16", "uint32", "int32", "float32", "float64", "complex64", "complex128"]
 REAL = DTYPES[:6]
 FLOAT = ["float32", "float64", "complex64", "complex128"]
-needs_compare = pytest.mark.skipif(not hasattr(lib, "ag_compare"), reason="libanygpu has no ag_compare")
 
 
 def sample(dtype, shape=(2, 3), low=1, seed=0):
@@ -182,7 +181,6 @@ def test_real_imag_properties(dev):
     assert_close(x.conj(), a.conj())
 
 
-@needs_compare
 @pytest.mark.parametrize("dtype", ["uint8", "int32", "float32", "float64"])
 @pytest.mark.parametrize("op", [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge])
 def test_compare(dev, dtype, op):
@@ -195,7 +193,6 @@ def test_compare(dev, dtype, op):
         numpy.testing.assert_array_equal(numpy.asarray(got), want.astype("uint8"))
 
 
-@needs_compare
 def test_compare_functions_and_complex(dev):
     a = sample("complex64")
     x = put(dev, a)
@@ -206,12 +203,6 @@ def test_compare_functions_and_complex(dev):
         x < x
 
 
-@pytest.mark.skipif(hasattr(lib, "ag_compare"), reason="libanygpu has ag_compare")
-def test_compare_refused_without_ag_compare(dev):
-    with pytest.raises(anygpu.UnsupportedError, match="anygpu.less: libanygpu has no ag_compare"):
-        put(dev, [1.0]) < 2
-
-
 def test_where(dev):
     cond = numpy.array([[1, 0, 1], [0, 0, 1]], dtype="uint8")
     a, b = sample("float32"), sample("float32", seed=1)
@@ -219,8 +210,7 @@ def test_where(dev):
     assert_close(anygpu.where(put(dev, cond), put(dev, a), put(dev, b)), want)
     assert_close(anygpu.where(cond.astype(bool), put(dev, a), 0.5), numpy.where(cond, a, numpy.float32(0.5)))
     assert_close(anygpu.where(put(dev, cond), put(dev, a), put(dev, b[1])), numpy.where(cond, a, b[1]))
-    if hasattr(lib, "ag_compare"):
-        assert_close(anygpu.where(put(dev, cond.astype("float32")), 1.0, put(dev, b)), numpy.where(cond, 1, b))
+    assert_close(anygpu.where(put(dev, cond.astype("float32")), 1.0, put(dev, b)), numpy.where(cond, 1, b))
 
 
 def test_clip(dev):
