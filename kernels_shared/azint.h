@@ -22,6 +22,15 @@
    pyFAI returns in 2-D; nazim is 1 in 1-D): intensity = signal / norm and sigma =
    sqrt(variance) / norm where the count is above 0, else empty.
 
+   CPU devices integrate through a copy of the matrix made for them at creation (the walk,
+   src/diffraction/azint.c): rows in the order of their pixels on the detector in 2-D
+   (has_order: the kernel's row r is bin bin_of[r]), and no entries of pixels whose
+   normalisation is 0 or not finite. With has_sums (no dark, vmode 0 to 2), sums[2r] and
+   sums[2r + 1] hold row r's normalisation and count over a frame with no pixel left out by its
+   value; a row whose pixels are all kept by their values takes those two from there and reads
+   only the frame, and any other row is walked again as above. Either way the results are those
+   of the plain walk, bit for bit: the same entries are added in the same order.
+
    The sums are kept in double where the device has double precision (each product of two
    f32 values is then exact), else in compensated f32 (TwoSum, as kernels_shared/sparse.h);
    the results are rounded to the engine's dtype once, from the sums. */
@@ -32,7 +41,8 @@
   A(const T2, dark) A(const T2, norm) A(const T2, var) V(ag_u64, npix) V(ag_u64, nrad)             \
   V(ag_u64, nazim) V(ag_u64, nbins) V(ag_u32, has_dark) V(ag_u32, has_dummy) V(T2, dummy)          \
   V(T2, ddummy) V(ag_u32, vmode) V(T2, empty) A(T2, intensity) A(T2, sigma) A(T2, sum_signal)     \
-  A(T2, sum_variance) A(T2, sum_norm) A(T2, count)
+  A(T2, sum_variance) A(T2, sum_norm) A(T2, count) A(const ag_u32, bin_of) V(ag_u32, has_order)  \
+  A(const T2, sums) V(ag_u32, has_sums)
 
 /* The largest work-group of ag_azint_csr_<frames>_<engine>_rows: its local memory holds one
    bin's sums per item. */

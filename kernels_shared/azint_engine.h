@@ -131,11 +131,15 @@ AG_INLINE void AG_AZ(store)(AG_AZ(bin) a, ag_u64 r, ag_u64 b, ag_u64 nrad, ag_u6
   count[o] = c;
 }
 
-AG_ITEMS(AG_AZ_KN(ag_azint_csr), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, , {
-  ag_u64 r, b = AG_AZ(divmod)(i, nbins, &r);
-  AG_GLOBAL const AG_T *f = frames + b * npix;
+/* Row r of the matrix over frame f: the four sums (prefetches run into the next rows' entries,
+   up to kend, the matrix's last). Inlined where the last three arguments are
+   constants, so the common corrections-free loop has no per-entry tests of them. */
+AG_INLINE AG_AZ(bin) AG_AZ(row)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const ag_u32 *col_idx,
+                                AG_GLOBAL const AG_AZ_E *val, ag_u64 r, ag_u64 kend, AG_GLOBAL const AG_T *f,
+                                AG_GLOBAL const AG_AZ_E *dark, AG_GLOBAL const AG_AZ_E *norm,
+                                AG_GLOBAL const AG_AZ_E *var, AG_AZ_E dummy, AG_AZ_E ddummy, ag_u32 has_dark,
+                                ag_u32 has_dummy, ag_u32 vmode) {
   AG_AZ(bin) a = AG_AZ(zero)();
-  ag_u64 kend = row_ptr[nbins]; /* the entries this item's next rows start on, too */
   for (ag_u64 k = row_ptr[r], k1 = row_ptr[r + 1]; k < k1; k++) {
     if (AG_AHEAD > 0 && k + AG_AHEAD < kend) {
       ag_u32 q = col_idx[k + AG_AHEAD];
@@ -144,7 +148,56 @@ AG_ITEMS(AG_AZ_KN(ag_azint_csr), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, , {
     }
     a = AG_AZ(pixel)(a, val[k], col_idx[k], f, dark, norm, var, has_dark, has_dummy, dummy, ddummy, vmode);
   }
-  AG_AZ(store)(a, r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance, sum_norm, count);
+  return a;
+}
+
+/* Row r over frame f where the row holds no pixel of a bad normalisation and there is no dark
+   (the walk of a CPU device, kernels_shared/azint.h): the signal's and the variance's sums; the
+   normalisation is not read. bad is set where a pixel is left out by its value (not finite, or
+   the dummy), and the sums are then to be made again by AG_AZ(row). */
+AG_INLINE AG_AZ(bin) AG_AZ(quick)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const ag_u32 *col_idx,
+                                  AG_GLOBAL const AG_AZ_E *val, ag_u64 r, ag_u64 kend, AG_GLOBAL const AG_T *f,
+                                  AG_AZ_E dummy, AG_AZ_E ddummy, ag_u32 has_dummy, ag_u32 vmode, bool *bad) {
+  AG_AZ(bin) a = AG_AZ(zero)();
+  bool out = false;
+  for (ag_u64 k = row_ptr[r], k1 = row_ptr[r + 1]; k < k1; k++) {
+    if (AG_AHEAD > 0 && k + AG_AHEAD < kend)
+      AG_PREFETCH(f + col_idx[k + AG_AHEAD]);
+    AG_AZ_E raw = (AG_AZ_E)f[col_idx[k]];
+    AG_AZ_E v = vmode == 1 ? AG_CAT2(AG_FMAX, AG_AZ_ESFX)(raw, (AG_AZ_E)1) : vmode == 2 ? raw : (AG_AZ_E)0;
+    out = out || !AG_AZ_FINITE(raw);
+    if (has_dummy) {
+      AG_AZ_E off = raw - dummy;
+      out = out || (ddummy == (AG_AZ_E)0 ? raw == dummy : (off < 0 ? -off : off) <= ddummy);
+    }
+    AG_AZ_A wa = (AG_AZ_A)val[k];
+    a.sig = AG_AZ(add)(a.sig, wa * (AG_AZ_A)raw);
+    a.var = AG_AZ(add)(a.var, wa * wa * (AG_AZ_A)v);
+  }
+  *bad = out;
+  return a;
+}
+
+AG_ITEMS(AG_AZ_KN(ag_azint_csr), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, , {
+  ag_u64 r, b = AG_AZ(divmod)(i, nbins, &r);
+  AG_GLOBAL const AG_T *f = frames + b * npix;
+  ag_u64 kend = row_ptr[nbins];
+  bool bad = true;
+  AG_AZ(bin) a;
+  if (has_sums) {
+    a = has_dummy == 0 && vmode == 0
+            ? AG_AZ(quick)(row_ptr, col_idx, val, r, kend, f, dummy, ddummy, 0, 0, &bad)
+            : AG_AZ(quick)(row_ptr, col_idx, val, r, kend, f, dummy, ddummy, has_dummy, vmode, &bad);
+    a.nrm.s = (AG_AZ_A)sums[2 * r];
+    a.cnt.s = (AG_AZ_A)sums[2 * r + 1];
+  }
+  if (bad)
+    a = has_dark == 0 && has_dummy == 0 && vmode == 0
+            ? AG_AZ(row)(row_ptr, col_idx, val, r, kend, f, dark, norm, var, dummy, ddummy, 0, 0, 0)
+            : AG_AZ(row)(row_ptr, col_idx, val, r, kend, f, dark, norm, var, dummy, ddummy, has_dark, has_dummy,
+                         vmode);
+  AG_AZ(store)(a, has_order ? bin_of[r] : r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance,
+               sum_norm, count);
 })
 
 /* Work-group g takes row g % nbins of frame g / nbins: item l takes entries l, l + size, ...
@@ -165,7 +218,8 @@ AG_GROUPS(AG_CAT2(AG_AZ_KN(ag_azint_csr), _rows), AG_SHAPE_AZINT_CSR, AG_T, AG_A
     AG_BARRIER();
   }
   if (l == 0)
-    AG_AZ(store)(sh[0], r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance, sum_norm, count);
+    AG_AZ(store)(sh[0], has_order ? bin_of[r] : r, b, nrad, nazim, empty, intensity, sigma, sum_signal,
+                 sum_variance, sum_norm, count);
 })
 
 #undef AG_AZ_FINITE

@@ -25,6 +25,10 @@ struct ag_integrator {
   size_t rows, cols, npix, nrad, nazim, nbins;
   bool two_d;
   ag_csr *a;        /* the shares: a row per bin, a column per pixel */
+  ag_csr *walk;     /* the same rows in the order the kernel takes them, or NULL for a's */
+  ag_array *bin_of; /* u32 nbins: walk's row k is bin bin_of[k]; NULL with walk */
+  ag_array *sums;   /* 2 nbins, the engine's dtype: walk's row k's sum_normalization and count
+                       over a frame with no pixel left out by its value (walk_sums); or NULL */
   ag_array *norm;   /* npix: normalisation factor x flat x polarisation x solid angle */
   ag_array *dark;   /* npix, or NULL */
   ag_array *var;    /* npix, or NULL */
@@ -168,6 +172,9 @@ void ag_integrator_destroy(ag_integrator *integ) {
   if (integ == NULL)
     return;
   ag_csr_destroy(integ->a);
+  ag_csr_destroy(integ->walk);
+  ag_array_free(integ->bin_of);
+  ag_array_free(integ->sums);
   ag_array_free(integ->norm);
   ag_array_free(integ->dark);
   ag_array_free(integ->var);
@@ -194,6 +201,104 @@ static ag_status upload_matrix(const char *fn, ag_integrator *in, const ag__azin
   return st == AG_OK ? st : ag__prefix(st, fn);
 }
 
+/* CPU devices walk a copy of the matrix (integ->walk), made for them at creation:
+   - without the entries of pixels whose normalisation is 0 or not finite, which add nothing
+     to any bin, so that a frame's pass need not read the normalisation to find them;
+   - in 2-D, with its rows in the order of their pixels on the detector: by each bin's mean
+     pixel, in bands of WALK_BAND detector rows, along the band within one. Neighbouring rows
+     then read the same cache lines of the frame, where the bins' own order (rings, each
+     around the whole detector) meets a line again only a ring later. Empty bins go last.
+   GPUs take integ->a, in the bins' order, which ag_integrator_csr() gives on every device. */
+enum { WALK_BAND = 4 };
+
+typedef struct walk_key {
+  uint64_t key;
+  uint32_t bin;
+} walk_key;
+
+static int by_walk_key(const void *pa, const void *pb) {
+  const walk_key *a = pa, *b = pb;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->bin < b->bin ? -1 : a->bin > b->bin;
+}
+
+/* The walk's row order into @p bin_of (row w is bin bin_of[w]). */
+static ag_status walk_order(const char *fn, const ag__azint_plan *plan, size_t cols, bool two_d, uint32_t *bin_of) {
+  size_t nb = plan->nbins;
+  walk_key *keys = two_d ? malloc(nb * sizeof *keys) : NULL;
+  if (two_d && keys == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory to order %zu bins", fn, nb);
+  for (size_t r = 0; r < nb && two_d; r++) {
+    uint64_t k0 = plan->indptr[r], k1 = plan->indptr[r + 1], key = UINT64_MAX;
+    if (k1 > k0) {
+      double y = 0, x = 0;
+      for (uint64_t k = k0; k < k1; k++)
+        y += (double)(plan->indices[k] / cols), x += (double)(plan->indices[k] % cols);
+      y /= (double)(k1 - k0), x /= (double)(k1 - k0);
+      key = ((uint64_t)(y / WALK_BAND) << 32) | (uint64_t)(x * 16);
+    }
+    keys[r] = (walk_key){key, (uint32_t)r};
+  }
+  if (two_d)
+    qsort(keys, nb, sizeof *keys, by_walk_key);
+  for (size_t w = 0; w < nb; w++)
+    bin_of[w] = two_d ? keys[w].bin : (uint32_t)w;
+  free(keys);
+  return AG_OK;
+}
+
+/* @p plan's matrix rewritten (in place) as the walk's: rows in @p bin_of's order, entries of
+   pixels whose normalisation @p norm is 0 or not finite left out. */
+static ag_status walk_plan(const char *fn, ag__azint_plan *plan, const uint32_t *bin_of, const double *norm) {
+  size_t nb = plan->nbins, n = plan->nnz ? plan->nnz : 1;
+  uint64_t *ptr = malloc((nb + 1) * sizeof *ptr);
+  uint32_t *idx = malloc(n * sizeof *idx);
+  double *val = malloc(n * sizeof *val);
+  if (ptr == NULL || idx == NULL || val == NULL) {
+    free(ptr), free(idx), free(val);
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for a copy of %zu shares", fn, plan->nnz);
+  }
+  uint64_t at = 0;
+  ptr[0] = 0;
+  for (size_t w = 0; w < nb; w++) {
+    uint32_t r = bin_of[w];
+    for (uint64_t k = plan->indptr[r]; k < plan->indptr[r + 1]; k++) {
+      uint32_t p = plan->indices[k];
+      if (isfinite(norm[p]) && norm[p] != 0)
+        idx[at] = p, val[at++] = plan->data[k];
+    }
+    ptr[w + 1] = at;
+  }
+  free(plan->indptr), free(plan->indices), free(plan->data);
+  plan->indptr = ptr, plan->indices = idx, plan->data = val, plan->nnz = at;
+  return AG_OK;
+}
+
+/* The walk (above) on CPU devices: integ->walk and integ->bin_of from @p plan (rewritten) and
+   the pixels' normalisation @p norm. */
+static ag_status upload_walk(const char *fn, ag_integrator *in, ag__azint_plan *plan, const double *norm) {
+  if (in->dev->traits.launch == AG__LAUNCH_GRID)
+    return AG_OK;
+  size_t nb = plan->nbins;
+  uint32_t *bin_of = malloc(nb * sizeof *bin_of);
+  if (bin_of == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory to order %zu bins", fn, nb);
+  ag_status st = walk_order(fn, plan, in->cols, in->two_d, bin_of);
+  if (st == AG_OK)
+    st = walk_plan(fn, plan, bin_of, norm);
+  if (st == AG_OK) {
+    ag_csr *a = in->a;
+    in->a = NULL;
+    st = upload_matrix(fn, in, plan);
+    in->walk = in->a, in->a = a;
+  }
+  if (st == AG_OK && (st = ag_array_from_host(in->dev, AG_U32, 1, &nb, bin_of, &in->bin_of)) != AG_OK)
+    st = ag__prefix(st, fn);
+  free(bin_of);
+  return st;
+}
+
 /* A float host array as doubles on the device. */
 static ag_status upload_floats(const char *fn, ag_integrator *in, const float *src, ag_array **out) {
   double *tmp = malloc(in->npix * sizeof *tmp);
@@ -205,6 +310,14 @@ static ag_status upload_floats(const char *fn, ag_integrator *in, const float *s
   free(tmp);
   return st == AG_OK ? st : ag__prefix(st, fn);
 }
+
+/* Whether a row is too long for the device's loop limit (docs/portability.md). */
+static bool beyond_loop_limit(const ag_integrator *in) {
+  uint64_t limit = in->dev->info.max_loop_iterations;
+  return limit != 0 && ag__csr_parts_of(in->walk ? in->walk : in->a).longest >= limit - 1;
+}
+
+static ag_status walk_sums(const char *fn, ag_integrator *in);
 
 /* An integrator from checked options and a plan, which it takes (freed here either way). */
 static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
@@ -221,20 +334,23 @@ static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *
                         .rad_centres = plan->rad_centres, .azim_centres = plan->azim_centres};
   in->vmode = opt->error_model == AG_ERROR_NONE ? 0 : opt->error_model == AG_ERROR_VARIANCE ? 3 : in->two_d ? 2 : 1;
   plan->rad_centres = plan->azim_centres = NULL;
-  ag_status st = upload_matrix(fn, in, plan);
+  double *norm = malloc(in->npix * sizeof *norm);
+  ag_status st = norm == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels", fn, in->npix)
+                              : static_norm(fn, poni, rows, cols, opt, dtype, norm);
+  if (st == AG_OK)
+    st = upload_matrix(fn, in, plan);
+  if (st == AG_OK)
+    st = upload_walk(fn, in, plan, norm);
   ag__azint_plan_free(plan);
-  if (st == AG_OK) {
-    double *norm = malloc(in->npix * sizeof *norm);
-    st = norm == NULL ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels", fn, in->npix)
-                      : static_norm(fn, poni, rows, cols, opt, dtype, norm);
-    if (st == AG_OK && (st = to_device(dev, dtype, in->npix, norm, &in->norm)) != AG_OK)
-      st = ag__prefix(st, fn);
-    free(norm);
-  }
+  if (st == AG_OK && (st = to_device(dev, dtype, in->npix, norm, &in->norm)) != AG_OK)
+    st = ag__prefix(st, fn);
+  free(norm);
   if (st == AG_OK && opt->dark != NULL)
     st = upload_floats(fn, in, opt->dark, &in->dark);
   if (st == AG_OK && opt->error_model == AG_ERROR_VARIANCE)
     st = upload_floats(fn, in, opt->variance, &in->var);
+  if (st == AG_OK && in->walk != NULL && !beyond_loop_limit(in)) /* else each integration refuses */
+    st = walk_sums(fn, in);
   if (st != AG_OK) {
     ag_integrator_destroy(in);
     return st;
@@ -391,13 +507,22 @@ static ag__val value_of(const ag_integrator *in, double v, engine_value *slot) {
   return (ag__val){&slot->d, sizeof slot->d};
 }
 
+/* What a launch reads besides the frames: the options' dark, dummy and error model, or none
+   (walk_sums' pass); the walk's static sums when the kernel may use them. */
+typedef struct pass {
+  const ag_array *dark;
+  bool has_dummy;
+  uint32_t vmode;
+  const ag_array *sums;
+} pass;
+
 /* The launch for @p batch frames: a work-group per (bin, frame) on GPUs when rows are long,
    else a work-item each. */
 static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrator *in, const ag_array *frames,
-                                  size_t batch, ag_integrate_result *r) {
-  ag__csr_parts m = ag__csr_parts_of(in->a);
+                                  size_t batch, const pass *p, ag_integrate_result *r) {
+  ag__csr_parts m = ag__csr_parts_of(in->walk ? in->walk : in->a);
   uint64_t limit = in->dev->info.max_loop_iterations;
-  if (limit != 0 && m.longest >= limit - 1)
+  if (beyond_loop_limit(in))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: a bin takes %llu pixels, and %s (%s) ends a work-item's loops after "
                      "%llu iterations (docs/portability.md, loop-limit)", fn, (unsigned long long)m.longest,
                      in->dev->info.spec, in->dev->info.name, (unsigned long long)limit);
@@ -422,12 +547,59 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
     l.range = &range;
   }
   engine_value v_dummy, v_ddummy, v_empty;
-  return launch_csr(&l, m.row_ptr, m.col_idx, m.values, frames, in->dark ? in->dark : in->norm, in->norm,
+  /* An absent array's slot gets another array of its dtype, which the kernel does not read. */
+  return launch_csr(&l, m.row_ptr, m.col_idx, m.values, frames, p->dark ? p->dark : in->norm, in->norm,
                     in->var ? in->var : in->norm, (ag_u64)in->npix, (ag_u64)in->nrad, (ag_u64)in->nazim,
-                    (ag_u64)in->nbins, (ag_u32)(in->dark != NULL), (ag_u32)in->has_dummy,
-                    value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), in->vmode,
+                    (ag_u64)in->nbins, (ag_u32)(p->dark != NULL), (ag_u32)p->has_dummy,
+                    value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), p->vmode,
                     value_of(in, in->empty, &v_empty), r->intensity, r->sigma, r->sum_signal, r->sum_variance,
-                    r->sum_normalization, r->count);
+                    r->sum_normalization, r->count, in->bin_of ? in->bin_of : r->count,
+                    (ag_u32)(in->bin_of != NULL), p->sums ? p->sums : in->norm, (ag_u32)(p->sums != NULL));
+}
+
+/* The walk's static sums (integ->sums): each row's sum_normalization and count over a frame of
+   zeros with the options' dark, dummy and error model left out, where no pixel is left out by
+   its value. A frame with none left out either has the same two sums, bit for bit (the same
+   entries added in the same order), and the kernel reads them from here rather than gathering
+   the normalisation (kernels_shared/azint.h). */
+static ag_status walk_sums(const char *fn, ag_integrator *in) {
+  size_t shape[2] = {in->rows, in->cols}, nb = in->nbins, n2 = 2 * nb, esize = ag_dtype_size(in->dtype);
+  ag_array *zeros = NULL;
+  ag_integrate_result r = {0};
+  ag_queue *q = NULL;
+  unsigned char *got = malloc(2 * nb * esize), *walk = malloc(2 * nb * esize);
+  uint32_t *bin_of = malloc(nb * sizeof *bin_of);
+  pass p = {.vmode = 0};
+  ag_status st = got == NULL || walk == NULL || bin_of == NULL
+                     ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu bins' sums", fn, nb)
+                     : ag__queue_resolve(fn, NULL, in->dev, &q);
+  if (st == AG_OK)
+    st = ag__prefix(ag_array_create(in->dev, AG_F32, 2, shape, &zeros), fn);
+  if (st == AG_OK)
+    st = ag__prefix(ag_fill(q, zeros, 0), fn);
+  if (st == AG_OK)
+    st = ag__prefix(make_results(in, false, 1, &r), fn);
+  if (st == AG_OK)
+    st = launch_integrate(fn, q, in, zeros, 1, &p, &r);
+  if (st == AG_OK)
+    st = ag__prefix(ag_array_to_host(r.sum_normalization, got, nb * esize), fn);
+  if (st == AG_OK)
+    st = ag__prefix(ag_array_to_host(r.count, got + nb * esize, nb * esize), fn);
+  if (st == AG_OK)
+    st = ag__prefix(ag_array_to_host(in->bin_of, bin_of, nb * sizeof *bin_of), fn);
+  if (st == AG_OK) {
+    /* Results are [nazim][nrad]; bin b is radial b / nazim, azimuthal b % nazim. */
+    for (size_t w = 0; w < nb; w++) {
+      size_t o = (bin_of[w] % in->nazim) * in->nrad + bin_of[w] / in->nazim;
+      memcpy(walk + 2 * w * esize, got + o * esize, esize);
+      memcpy(walk + (2 * w + 1) * esize, got + (nb + o) * esize, esize);
+    }
+    st = ag__prefix(ag_array_from_host(in->dev, in->dtype, 1, &n2, walk, &in->sums), fn);
+  }
+  ag_integrate_result_free(&r);
+  ag_array_free(zeros);
+  free(got), free(walk), free(bin_of);
+  return st;
 }
 
 ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, ag_integrate_result *result) {
@@ -447,8 +619,12 @@ ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, a
     return st;
   if ((st = make_results(in, frames->ndim == 3, batch, result)) != AG_OK)
     st = ag__prefix(st, fn);
-  else if (batch > 0)
-    st = launch_integrate(fn, rq, in, frames, batch, result); /* its messages name fn */
+  else if (batch > 0) {
+    /* The static sums stand in for the normalisation's gather where nothing else is per pixel. */
+    pass p = {.dark = in->dark, .has_dummy = in->has_dummy, .vmode = in->vmode,
+              .sums = in->dark == NULL && in->vmode != 3 ? in->sums : NULL};
+    st = launch_integrate(fn, rq, in, frames, batch, &p, result); /* its messages name fn */
+  }
   if (st != AG_OK)
     ag_integrate_result_free(result);
   return st;
