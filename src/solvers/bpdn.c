@@ -16,7 +16,13 @@
    left out of V: then D = W diag(l)^1/2 V^T exactly, with W (N x N) orthogonal, so
      ||D X - S|| = ||diag(l)^1/2 (V^T C + Z) - W^T S||,
    a difference of two r x K arrays, with W^T S made once and V^T C from the x step: no product
-   at all. */
+   at all.
+
+   sporco's BPDN evaluates the objective at Y (AuxVarObj), whose D Y is a full product. With sl,
+   ||D Y - S|| = ||diag(l)^1/2 V^T Y - W^T S|| instead, and the same V^T Y gives the next x step
+   its V^T C = V^T Y - V^T U, with V^T U carried along U's own update
+     U' = (U + relax X + (1 - relax) Yprev - Y) rho / rho'
+   in r x K arrays: two products an iteration (V^T Y, V Z) where there were three. */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,7 +42,12 @@ typedef struct bpdn {
   ag_array *tt, *zt; /* (V^T C)^T and Z^T (K, r) */
   ag_array *sl;      /* l^1/2 (r) when D = W diag(l)^1/2 V^T (wide, nothing left out), else NULL */
   ag_array *wts;     /* (W^T S)^T (K, r) with sl */
-  ag_array *vx;      /* (V^T X)^T (K, r) for the objective with sl; a temporary in the x step */
+  ag_array *vx;      /* (V^T X)^T (K, r) after the x step; a temporary within it */
+  ag_array *ty, *tu; /* with sl: (V^T Y)^T and (V^T U)^T (K, r) */
+  ag_array *rt;      /* with sl: l^1/2 V^T fvar - W^T S, transposed (K, r) */
+  bool fresh;        /* ty and tu are to be made from Y and U (the first x step) */
+  bool advanced;     /* ty and tu follow the last y and u steps */
+  double rho_tu;     /* rho when tu was last scaled */
   ag_array *c;       /* C = Y - U (M, K), then b for the check */
   ag_array *resid;   /* D X - S (N, K) */
   ag_array *absx;    /* |Y| (M, K), real */
@@ -71,16 +82,52 @@ static ag_status set_weights(ag_solver *s) {
 
 static ag_status rhochange(ag_solver *s) { return set_weights(s); }
 
+/* ty and tu after a y and u step: tu += relax vx + (1 - relax) ty (the old Y), ty = Y^T V,
+   tu -= ty. Once an iteration: by the objective, which needs ty, or else by the next x step. */
+static ag_status advance(ag_solver *s) {
+  bpdn *p = s->impl;
+  ag_status st;
+  if (p->advanced)
+    return AG_OK;
+  p->advanced = true;
+  if ((st = ag_axpby(s->q, s->rlx, p->vx, 1.0, p->tu, p->tu)) != AG_OK ||
+      (s->rlx != 1.0 && (st = ag_axpby(s->q, 1.0 - s->rlx, p->ty, 1.0, p->tu, p->tu)) != AG_OK) ||
+      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->y, p->v, 0.0, p->ty)) != AG_OK)
+    return st;
+  return ag_sub(s->q, p->tu, p->ty, p->tu);
+}
+
+/* tt = C^T V, C = Y - U: from ty and tu with sl (U's scaling by a change of rho applied to tu
+   here), else a product. */
+static ag_status project_c(ag_solver *s) {
+  bpdn *p = s->impl;
+  ag_status st;
+  if (p->sl == NULL)
+    return ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt);
+  if (p->fresh) {
+    p->fresh = false;
+    if ((st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->y, p->v, 0.0, p->ty)) != AG_OK ||
+        (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->u, p->v, 0.0, p->tu)) != AG_OK)
+      return st;
+  } else if ((st = advance(s)) != AG_OK ||
+             (p->rho_tu != s->rho && (st = ag_mul_scalar(s->q, p->tu, p->rho_tu / s->rho, p->tu)) != AG_OK)) {
+    return st;
+  }
+  p->rho_tu = s->rho;
+  return ag_sub(s->q, p->ty, p->tu, p->tt);
+}
+
 static ag_status xstep(ag_solver *s) {
   bpdn *p = s->impl;
   ag_status st;
-  /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T */
-  if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt)) != AG_OK ||
+  /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T; vx = tt + zt */
+  if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK || (st = project_c(s)) != AG_OK ||
       (st = ag_mul(s->q, p->tt, p->wa, p->zt)) != AG_OK || (st = ag_mul(s->q, p->et, p->wb, p->vx)) != AG_OK ||
       (st = ag_add(s->q, p->zt, p->vx, p->zt)) != AG_OK || (st = ag_copy(s->q, p->c, s->x)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK)
+      (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK ||
+      (st = ag_add(s->q, p->tt, p->zt, p->vx)) != AG_OK)
     return st;
+  p->advanced = false;
   if (!s->opt.lin_solve_check)
     return AG_OK;
   /* sporco's rrs(D^T D X + rho X, b) = ||ax - b|| / ||b||, b = D^T S + rho C (into c), ax in
@@ -102,12 +149,13 @@ static ag_status objective(ag_solver *s, ag_iter_stats *st) {
   const ag_array *fvar = s->opt.f_eval_x ? s->x : s->y, *gvar = s->opt.g_eval_y ? s->y : s->x;
   ag_status rc;
   double dn, l1;
-  /* (1/2) ||D fvar - S||^2: with sl, ||l^1/2 V^T X - W^T S|| (transposed), V^T X = tt + zt */
-  bool via_v = p->sl != NULL && fvar == s->x;
-  const ag_array *resid = via_v ? p->vx : p->resid;
-  if ((via_v && ((rc = ag_add(s->q, p->tt, p->zt, p->vx)) != AG_OK ||
-                 (rc = ag_mul(s->q, p->vx, p->sl, p->vx)) != AG_OK ||
-                 (rc = ag_sub(s->q, p->vx, p->wts, p->vx)) != AG_OK)) ||
+  /* (1/2) ||D fvar - S||^2: with sl, ||l^1/2 V^T fvar - W^T S|| (transposed), V^T X = vx and
+     V^T Y = ty */
+  bool via_v = p->sl != NULL;
+  const ag_array *resid = via_v ? p->rt : p->resid;
+  if ((via_v && ((fvar == s->y && (rc = advance(s)) != AG_OK) ||
+                 (rc = ag_mul(s->q, fvar == s->y ? p->ty : p->vx, p->sl, p->rt)) != AG_OK ||
+                 (rc = ag_sub(s->q, p->rt, p->wts, p->rt)) != AG_OK)) ||
       (!via_v && ((rc = ag_copy(s->q, p->s, p->resid)) != AG_OK ||
                   (rc = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK)) ||
       (rc = ag__solver_norms(s, 1, (const ag_array *[]){resid}, &dn)) != AG_OK ||
@@ -123,8 +171,8 @@ static void destroy(ag_solver *s) {
   bpdn *p = s->impl;
   if (p == NULL)
     return;
-  ag_array *a[] = {p->d,  p->s,  p->dts, p->v, p->et,    p->wa,    p->wb,  p->tt,
-                   p->zt, p->sl, p->wts, p->vx, p->c, p->resid, p->absx};
+  ag_array *a[] = {p->d,  p->s,  p->dts, p->v,  p->et, p->wa, p->wb, p->tt,    p->zt,
+                   p->sl, p->wts, p->vx,  p->ty, p->tu, p->rt, p->c,  p->resid, p->absx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
   free(p->l);
@@ -311,7 +359,10 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->zt)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->vx)) != AG_OK ||
       (slh != NULL && ((st = upload(s->dev, t, 1, &p->r, slh, &p->sl)) != AG_OK ||
-                       (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, wtsh, &p->wts)) != AG_OK)) ||
+                       (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, wtsh, &p->wts)) != AG_OK ||
+                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->ty)) != AG_OK ||
+                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tu)) != AG_OK ||
+                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->rt)) != AG_OK)) ||
       (st = ag__solver_array(s, 2, (size_t[]){m, k}, &p->c)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){n, k}, &p->resid)) != AG_OK ||
       (st = ag_array_create(s->dev, t, 2, (size_t[]){m, k}, &p->absx)) != AG_OK || (st = set_weights(s)) != AG_OK) {
@@ -319,6 +370,7 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
     goto fail;
   }
   free(dh), free(sh), free(dtsh), free(qh), free(eth), free(wtsh), free(slh);
+  p->fresh = true;
   *solver = s;
   return AG_OK;
 fail:
