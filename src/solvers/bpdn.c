@@ -13,8 +13,16 @@
    r columns; rho changes only the 2r weights.
 
    The objective's D X costs a third product with D, unless D is wide (N < M) with no direction
-   left out of V: then D = (D V) V^T exactly, so D X = (D V)(V^T C + Z), with D V (N x N) made
-   once and V^T C from the x step, half the work of D X (N x M). */
+   left out of V: then D = W diag(l)^1/2 V^T exactly, with W (N x N) orthogonal, so
+     ||D X - S|| = ||diag(l)^1/2 (V^T C + Z) - W^T S||,
+   a difference of two r x K arrays, with W^T S made once and V^T C from the x step: no product
+   at all.
+
+   sporco's BPDN evaluates the objective at Y (AuxVarObj), whose D Y is a full product. With sl,
+   ||D Y - S|| = ||diag(l)^1/2 V^T Y - W^T S|| instead, and the same V^T Y gives the next x step
+   its V^T C = V^T Y - V^T U, with V^T U carried along U's own update
+     U' = (U + relax X + (1 - relax) Yprev - Y) rho / rho'
+   in r x K arrays: two products an iteration (V^T Y, V Z) where there were three. */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -32,8 +40,14 @@ typedef struct bpdn {
   ag_array *et;      /* (V^T D^T S)^T (K, r) */
   ag_array *wa, *wb; /* the weights (r) for the current rho: -l / (l + rho), 1 / (l + rho) */
   ag_array *tt, *zt; /* (V^T C)^T and Z^T (K, r) */
-  ag_array *dv;      /* D V (N, r) when D = (D V) V^T (wide, nothing left out), else NULL */
-  ag_array *vx;      /* (V^T X)^T (K, r) for the objective with dv; a temporary in the x step */
+  ag_array *sl;      /* l^1/2 (r) when D = W diag(l)^1/2 V^T (wide, nothing left out), else NULL */
+  ag_array *wts;     /* (W^T S)^T (K, r) with sl */
+  ag_array *vx;      /* (V^T X)^T (K, r) after the x step; a temporary within it */
+  ag_array *ty, *tu; /* with sl: (V^T Y)^T and (V^T U)^T (K, r) */
+  ag_array *rt;      /* with sl: l^1/2 V^T fvar - W^T S, transposed (K, r) */
+  bool fresh;        /* ty and tu are to be made from Y and U (the first x step) */
+  bool advanced;     /* ty and tu follow the last y and u steps */
+  double rho_tu;     /* rho when tu was last scaled */
   ag_array *c;       /* C = Y - U (M, K), then b for the check */
   ag_array *resid;   /* D X - S (N, K) */
   ag_array *absx;    /* |Y| (M, K), real */
@@ -68,16 +82,52 @@ static ag_status set_weights(ag_solver *s) {
 
 static ag_status rhochange(ag_solver *s) { return set_weights(s); }
 
+/* ty and tu after a y and u step: tu += relax vx + (1 - relax) ty (the old Y), ty = Y^T V,
+   tu -= ty. Once an iteration: by the objective, which needs ty, or else by the next x step. */
+static ag_status advance(ag_solver *s) {
+  bpdn *p = s->impl;
+  ag_status st;
+  if (p->advanced)
+    return AG_OK;
+  p->advanced = true;
+  if ((st = ag_axpby(s->q, s->rlx, p->vx, 1.0, p->tu, p->tu)) != AG_OK ||
+      (s->rlx != 1.0 && (st = ag_axpby(s->q, 1.0 - s->rlx, p->ty, 1.0, p->tu, p->tu)) != AG_OK) ||
+      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->y, p->v, 0.0, p->ty)) != AG_OK)
+    return st;
+  return ag_sub(s->q, p->tu, p->ty, p->tu);
+}
+
+/* tt = C^T V, C = Y - U: from ty and tu with sl (U's scaling by a change of rho applied to tu
+   here), else a product. */
+static ag_status project_c(ag_solver *s) {
+  bpdn *p = s->impl;
+  ag_status st;
+  if (p->sl == NULL)
+    return ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt);
+  if (p->fresh) {
+    p->fresh = false;
+    if ((st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->y, p->v, 0.0, p->ty)) != AG_OK ||
+        (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->u, p->v, 0.0, p->tu)) != AG_OK)
+      return st;
+  } else if ((st = advance(s)) != AG_OK ||
+             (p->rho_tu != s->rho && (st = ag_mul_scalar(s->q, p->tu, p->rho_tu / s->rho, p->tu)) != AG_OK)) {
+    return st;
+  }
+  p->rho_tu = s->rho;
+  return ag_sub(s->q, p->ty, p->tu, p->tt);
+}
+
 static ag_status xstep(ag_solver *s) {
   bpdn *p = s->impl;
   ag_status st;
-  /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T */
-  if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt)) != AG_OK ||
+  /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T; vx = tt + zt */
+  if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK || (st = project_c(s)) != AG_OK ||
       (st = ag_mul(s->q, p->tt, p->wa, p->zt)) != AG_OK || (st = ag_mul(s->q, p->et, p->wb, p->vx)) != AG_OK ||
       (st = ag_add(s->q, p->zt, p->vx, p->zt)) != AG_OK || (st = ag_copy(s->q, p->c, s->x)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK)
+      (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK ||
+      (st = ag_add(s->q, p->tt, p->zt, p->vx)) != AG_OK)
     return st;
+  p->advanced = false;
   if (!s->opt.lin_solve_check)
     return AG_OK;
   /* sporco's rrs(D^T D X + rho X, b) = ||ax - b|| / ||b||, b = D^T S + rho C (into c), ax in
@@ -99,13 +149,16 @@ static ag_status objective(ag_solver *s, ag_iter_stats *st) {
   const ag_array *fvar = s->opt.f_eval_x ? s->x : s->y, *gvar = s->opt.g_eval_y ? s->y : s->x;
   ag_status rc;
   double dn, l1;
-  /* (1/2) ||D fvar - S||^2; D X = (D V)(V^T X) with dv, V^T X = tt + zt (transposed) */
-  bool via_v = p->dv != NULL && fvar == s->x;
-  if ((rc = ag_copy(s->q, p->s, p->resid)) != AG_OK ||
-      (via_v && (rc = ag_add(s->q, p->tt, p->zt, p->vx)) != AG_OK) ||
-      (rc = via_v ? ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->dv, p->vx, -1.0, p->resid)
-                  : ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK ||
-      (rc = ag__solver_norms(s, 1, (const ag_array *[]){p->resid}, &dn)) != AG_OK ||
+  /* (1/2) ||D fvar - S||^2: with sl, ||l^1/2 V^T fvar - W^T S|| (transposed), V^T X = vx and
+     V^T Y = ty */
+  bool via_v = p->sl != NULL;
+  const ag_array *resid = via_v ? p->rt : p->resid;
+  if ((via_v && ((fvar == s->y && (rc = advance(s)) != AG_OK) ||
+                 (rc = ag_mul(s->q, fvar == s->y ? p->ty : p->vx, p->sl, p->rt)) != AG_OK ||
+                 (rc = ag_sub(s->q, p->rt, p->wts, p->rt)) != AG_OK)) ||
+      (!via_v && ((rc = ag_copy(s->q, p->s, p->resid)) != AG_OK ||
+                  (rc = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK)) ||
+      (rc = ag__solver_norms(s, 1, (const ag_array *[]){resid}, &dn)) != AG_OK ||
       (rc = ag__solver_l1(s, gvar, p->absx, &l1)) != AG_OK)
     return rc;
   st->dfid = 0.5 * dn * dn;
@@ -118,7 +171,8 @@ static void destroy(ag_solver *s) {
   bpdn *p = s->impl;
   if (p == NULL)
     return;
-  ag_array *a[] = {p->d, p->s, p->dts, p->v, p->et, p->wa, p->wb, p->tt, p->zt, p->dv, p->vx, p->c, p->resid, p->absx};
+  ag_array *a[] = {p->d,  p->s,  p->dts, p->v,  p->et, p->wa, p->wb, p->tt,    p->zt,
+                   p->sl, p->wts, p->vx,  p->ty, p->tu, p->rt, p->c,  p->resid, p->absx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
   free(p->l);
@@ -128,17 +182,19 @@ static void destroy(ag_solver *s) {
 static const ag__solver_ops bpdn_ops = {
     .name = "BPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .rhochange = rhochange, .destroy = destroy};
 
-/* The eigendecomposition of the smaller Gram matrix of D (host, double): p->l, and V (host,
-   row-major M x r, into *v). Directions of eigenvalues below r l_max 2^-52 (rounding, a D
-   of lower rank) are left out of V (a zero column), so D's null space joins the part of X
-   outside V's span, as it should. */
-static ag_status factor(const char *fn, bpdn *p, const double *d, double **v, bool *dropped) {
+/* The eigendecomposition of the smaller Gram matrix of D (host, double): p->l, V (host,
+   row-major M x r, into *v) and, for a wide D, (W^T S)^T (K x r, into *wts) from @p sh, S.
+   Directions of eigenvalues below r l_max 2^-52 (rounding, a D of lower rank) are left out of
+   V (a zero column), so D's null space joins the part of X outside V's span, as it should. */
+static ag_status factor(const char *fn, bpdn *p, const double *d, const double *sh, double **v, double **wts,
+                        bool *dropped) {
   size_t n = p->n, m = p->m, r = p->r;
   bool wide = n < m;
   double *g = malloc(r * r * sizeof *g);
   *v = calloc(m * r, sizeof **v);
+  *wts = wide ? malloc(p->k * r * sizeof **wts) : NULL;
   p->l = malloc(r * sizeof *p->l);
-  if (g == NULL || *v == NULL || p->l == NULL) {
+  if (g == NULL || *v == NULL || p->l == NULL || (wide && *wts == NULL)) {
     free(g);
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory for the Gram matrix of D (%zu x %zu)", fn, r, r);
   }
@@ -152,9 +208,12 @@ static ag_status factor(const char *fn, bpdn *p, const double *d, double **v, bo
   if (st == AG_OK) {
     /* g's row j is eigenvector j (of D^T D, or W's column j of D D^T); l ascends */
     double floor = p->l[r - 1] * (double)r * 0x1p-52;
-    if (wide) /* V = D^T W, then its columns scaled by l^-1/2 */
+    if (wide) { /* V = D^T W, then its columns scaled by l^-1/2; (W^T S)^T = S^T W */
       cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)m, (int)r, (int)n, 1.0, d, (int)m, g, (int)r, 0.0, *v,
                   (int)r);
+      cblas_dgemm(CblasRowMajor, CblasTrans, CblasTrans, (int)p->k, (int)r, (int)n, 1.0, sh, (int)p->k, g, (int)r, 0.0,
+                  *wts, (int)r);
+    }
     *dropped = false;
     for (size_t j = 0; j < r; j++) {
       bool keep = p->l[j] > floor;
@@ -237,7 +296,7 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
   if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(bpdn), &s)) != AG_OK)
     return st;
   bpdn *p = s->impl;
-  double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL, *dvh = NULL;
+  double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL, *wtsh = NULL, *slh = NULL;
   bool dropped = true;
   p->n = D->shape[0], p->m = D->shape[1], p->k = S->ndim == 2 ? S->shape[1] : 1;
   p->r = p->n < p->m ? p->n : p->m;
@@ -274,15 +333,15 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
     st = ag__prefix(st, fn);
     goto fail;
   }
-  if ((st = factor(fn, p, dh, &qh, &dropped)) != AG_OK)
+  if ((st = factor(fn, p, dh, sh, &qh, &wtsh, &dropped)) != AG_OK)
     goto fail;
-  if (n < m && !dropped) { /* D V, N x r */
-    if ((dvh = malloc(n * p->r * sizeof *dvh)) == NULL) {
+  if (n < m && !dropped) { /* l^1/2 */
+    if ((slh = malloc(p->r * sizeof *slh)) == NULL) {
       st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
       goto fail;
     }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)p->r, (int)m, 1.0, dh, (int)m, qh, (int)p->r,
-                0.0, dvh, (int)p->r);
+    for (size_t j = 0; j < p->r; j++)
+      slh[j] = sqrt(p->l[j]);
   }
   if ((eth = malloc(k * p->r * sizeof *eth)) == NULL) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
@@ -299,18 +358,23 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tt)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->zt)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->vx)) != AG_OK ||
-      (dvh != NULL && (st = upload(s->dev, t, 2, (size_t[]){n, p->r}, dvh, &p->dv)) != AG_OK) ||
+      (slh != NULL && ((st = upload(s->dev, t, 1, &p->r, slh, &p->sl)) != AG_OK ||
+                       (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, wtsh, &p->wts)) != AG_OK ||
+                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->ty)) != AG_OK ||
+                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tu)) != AG_OK ||
+                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->rt)) != AG_OK)) ||
       (st = ag__solver_array(s, 2, (size_t[]){m, k}, &p->c)) != AG_OK ||
       (st = ag__solver_array(s, 2, (size_t[]){n, k}, &p->resid)) != AG_OK ||
       (st = ag_array_create(s->dev, t, 2, (size_t[]){m, k}, &p->absx)) != AG_OK || (st = set_weights(s)) != AG_OK) {
     st = ag__prefix(st, fn);
     goto fail;
   }
-  free(dh), free(sh), free(dtsh), free(qh), free(eth), free(dvh);
+  free(dh), free(sh), free(dtsh), free(qh), free(eth), free(wtsh), free(slh);
+  p->fresh = true;
   *solver = s;
   return AG_OK;
 fail:
-  free(dh), free(sh), free(dtsh), free(qh), free(eth), free(dvh);
+  free(dh), free(sh), free(dtsh), free(qh), free(eth), free(wtsh), free(slh);
   ag_solver_destroy(s);
   return st;
 }
