@@ -10,7 +10,10 @@
                                         six results;
    ag_azint_csr_<frames>_<engine>_rows: the same with a work-group per (bin, frame), its items
                                         striding through the row and their sums meeting in a
-                                        tree in local memory (GPUs, for long rows).
+                                        tree in local memory (GPUs, for long rows);
+   ag_azint_csr_<frames>_<engine>_frames: as the first, with AG_AZINT_FRAMES frames an item, item
+                                        i taking row i % nbins of frames (i / nbins) x
+                                        AG_AZINT_FRAMES on: a batch on CPU devices.
 
    Per pixel p of frame b, as pyFAI's preproc: raw = the frame's value in the engine's dtype,
    signal = raw - dark[p], normalisation norm[p] (the product of the static corrections, 0 for a
@@ -42,11 +45,14 @@
   V(ag_u64, nazim) V(ag_u64, nbins) V(ag_u32, has_dark) V(ag_u32, has_dummy) V(T2, dummy)          \
   V(T2, ddummy) V(ag_u32, vmode) V(T2, empty) A(T2, intensity) A(T2, sigma) A(T2, sum_signal)     \
   A(T2, sum_variance) A(T2, sum_norm) A(T2, count) A(const ag_u32, bin_of) V(ag_u32, has_order)  \
-  A(const T2, sums) V(ag_u32, has_sums)
+  A(const T2, sums) V(ag_u32, has_sums) V(ag_u64, n_frames)
 
 /* The largest work-group of ag_azint_csr_<frames>_<engine>_rows: its local memory holds one
    bin's sums per item. */
 #define AG_AZINT_GROUP 32
+
+/* The frames an item of ag_azint_csr_<frames>_<engine>_frames takes. */
+#define AG_AZINT_FRAMES 4
 
 #ifndef AG_SHAPES_ONLY
 #include "dialect.h"

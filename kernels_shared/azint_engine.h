@@ -151,53 +151,97 @@ AG_INLINE AG_AZ(bin) AG_AZ(row)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const
   return a;
 }
 
-/* Row r over frame f where the row holds no pixel of a bad normalisation and there is no dark
-   (the walk of a CPU device, kernels_shared/azint.h): the signal's and the variance's sums; the
-   normalisation is not read. bad is set where a pixel is left out by its value (not finite, or
-   the dummy), and the sums are then to be made again by AG_AZ(row). */
-AG_INLINE AG_AZ(bin) AG_AZ(quick)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const ag_u32 *col_idx,
-                                  AG_GLOBAL const AG_AZ_E *val, ag_u64 r, ag_u64 kend, AG_GLOBAL const AG_T *f,
-                                  AG_AZ_E dummy, AG_AZ_E ddummy, ag_u32 has_dummy, ag_u32 vmode, bool *bad) {
-  AG_AZ(bin) a = AG_AZ(zero)();
-  bool out = false;
+/* Row r over nf frames (at most AG_AZINT_FRAMES) from f, npix apart, where the row holds no
+   pixel of a bad normalisation and there is no dark (the walk of a CPU device,
+   kernels_shared/azint.h): each frame's signal and variance sums into a[t]; the normalisation
+   is not read. bad[t] is set where a pixel of frame t is left out by its value (not finite, or
+   the dummy), and that frame's sums are then to be made again by AG_AZ(row). */
+AG_INLINE void AG_AZ(quick)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const ag_u32 *col_idx,
+                            AG_GLOBAL const AG_AZ_E *val, ag_u64 r, ag_u64 kend, AG_GLOBAL const AG_T *f,
+                            ag_u64 npix, ag_u32 nf, AG_AZ_E dummy, AG_AZ_E ddummy, ag_u32 has_dummy, ag_u32 vmode,
+                            AG_AZ(bin) *a, bool *bad) {
+  /* Local sums, which the compiler keeps in registers once the loops over t are unrolled. */
+  AG_AZ(sum) sig[AG_AZINT_FRAMES], vs[AG_AZINT_FRAMES];
+  bool out[AG_AZINT_FRAMES];
+  for (ag_u32 t = 0; t < nf; t++)
+    sig[t] = vs[t] = AG_AZ(zero)().sig, out[t] = false;
   for (ag_u64 k = row_ptr[r], k1 = row_ptr[r + 1]; k < k1; k++) {
+    ag_u32 p = col_idx[k];
     if (AG_AHEAD > 0 && k + AG_AHEAD < kend)
-      AG_PREFETCH(f + col_idx[k + AG_AHEAD]);
-    AG_AZ_E raw = (AG_AZ_E)f[col_idx[k]];
-    AG_AZ_E v = vmode == 1 ? AG_CAT2(AG_FMAX, AG_AZ_ESFX)(raw, (AG_AZ_E)1) : vmode == 2 ? raw : (AG_AZ_E)0;
-    out = out || !AG_AZ_FINITE(raw);
-    if (has_dummy) {
-      AG_AZ_E off = raw - dummy;
-      out = out || (ddummy == (AG_AZ_E)0 ? raw == dummy : (off < 0 ? -off : off) <= ddummy);
-    }
+      for (ag_u32 t = 0; t < nf; t++)
+        AG_PREFETCH(f + t * npix + col_idx[k + AG_AHEAD]);
     AG_AZ_A wa = (AG_AZ_A)val[k];
-    a.sig = AG_AZ(add)(a.sig, wa * (AG_AZ_A)raw);
-    a.var = AG_AZ(add)(a.var, wa * wa * (AG_AZ_A)v);
+    for (ag_u32 t = 0; t < nf; t++) {
+      AG_AZ_E raw = (AG_AZ_E)f[t * npix + p];
+      AG_AZ_E v = vmode == 1 ? AG_CAT2(AG_FMAX, AG_AZ_ESFX)(raw, (AG_AZ_E)1) : vmode == 2 ? raw : (AG_AZ_E)0;
+      out[t] = out[t] || !AG_AZ_FINITE(raw);
+      if (has_dummy) {
+        AG_AZ_E off = raw - dummy;
+        out[t] = out[t] || (ddummy == (AG_AZ_E)0 ? raw == dummy : (off < 0 ? -off : off) <= ddummy);
+      }
+      sig[t] = AG_AZ(add)(sig[t], wa * (AG_AZ_A)raw);
+      vs[t] = AG_AZ(add)(vs[t], wa * wa * (AG_AZ_A)v);
+    }
   }
-  *bad = out;
-  return a;
+  for (ag_u32 t = 0; t < nf; t++) {
+    a[t] = AG_AZ(zero)();
+    a[t].sig = sig[t], a[t].var = vs[t], bad[t] = out[t];
+  }
+}
+
+/* Row r's results for nf frames from frame b0 (f its first pixel): AG_AZ(quick) with the
+   static sums where the kernel has them, else or for a frame it turns down, AG_AZ(row); each
+   loop inlined with constants for the common cases. */
+AG_INLINE void AG_AZ(rows_of)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const ag_u32 *col_idx,
+                              AG_GLOBAL const AG_AZ_E *val, ag_u64 r, ag_u64 kend, AG_GLOBAL const AG_T *f,
+                              ag_u64 npix, ag_u32 nf, ag_u32 nf_max, AG_GLOBAL const AG_AZ_E *dark,
+                              AG_GLOBAL const AG_AZ_E *norm, AG_GLOBAL const AG_AZ_E *var, AG_AZ_E dummy,
+                              AG_AZ_E ddummy, ag_u32 has_dark, ag_u32 has_dummy, ag_u32 vmode,
+                              AG_GLOBAL const AG_AZ_E *sums, ag_u32 has_sums, AG_AZ(bin) *a) {
+  bool bad[AG_AZINT_FRAMES];
+  for (ag_u32 t = 0; t < nf; t++)
+    bad[t] = true;
+  if (has_sums) {
+    bool plain = has_dummy == 0 && vmode == 0;
+    if (plain && nf == nf_max)
+      AG_AZ(quick)(row_ptr, col_idx, val, r, kend, f, npix, nf_max, dummy, ddummy, 0, 0, a, bad);
+    else
+      AG_AZ(quick)(row_ptr, col_idx, val, r, kend, f, npix, nf, dummy, ddummy, has_dummy, vmode, a, bad);
+    for (ag_u32 t = 0; t < nf; t++) {
+      a[t].nrm.s = (AG_AZ_A)sums[2 * r];
+      a[t].cnt.s = (AG_AZ_A)sums[2 * r + 1];
+    }
+  }
+  for (ag_u32 t = 0; t < nf; t++)
+    if (bad[t])
+      a[t] = has_dark == 0 && has_dummy == 0 && vmode == 0
+                 ? AG_AZ(row)(row_ptr, col_idx, val, r, kend, f + t * npix, dark, norm, var, dummy, ddummy, 0, 0, 0)
+                 : AG_AZ(row)(row_ptr, col_idx, val, r, kend, f + t * npix, dark, norm, var, dummy, ddummy,
+                              has_dark, has_dummy, vmode);
 }
 
 AG_ITEMS(AG_AZ_KN(ag_azint_csr), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, , {
   ag_u64 r, b = AG_AZ(divmod)(i, nbins, &r);
-  AG_GLOBAL const AG_T *f = frames + b * npix;
-  ag_u64 kend = row_ptr[nbins];
-  bool bad = true;
-  AG_AZ(bin) a;
-  if (has_sums) {
-    a = has_dummy == 0 && vmode == 0
-            ? AG_AZ(quick)(row_ptr, col_idx, val, r, kend, f, dummy, ddummy, 0, 0, &bad)
-            : AG_AZ(quick)(row_ptr, col_idx, val, r, kend, f, dummy, ddummy, has_dummy, vmode, &bad);
-    a.nrm.s = (AG_AZ_A)sums[2 * r];
-    a.cnt.s = (AG_AZ_A)sums[2 * r + 1];
-  }
-  if (bad)
-    a = has_dark == 0 && has_dummy == 0 && vmode == 0
-            ? AG_AZ(row)(row_ptr, col_idx, val, r, kend, f, dark, norm, var, dummy, ddummy, 0, 0, 0)
-            : AG_AZ(row)(row_ptr, col_idx, val, r, kend, f, dark, norm, var, dummy, ddummy, has_dark, has_dummy,
-                         vmode);
-  AG_AZ(store)(a, has_order ? bin_of[r] : r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance,
+  AG_AZ(bin) a[1];
+  (void)n_frames; /* the _frames kernel's */
+  AG_AZ(rows_of)(row_ptr, col_idx, val, r, row_ptr[nbins], frames + b * npix, npix, 1, 1, dark, norm, var, dummy,
+                 ddummy, has_dark, has_dummy, vmode, sums, has_sums, a);
+  AG_AZ(store)(a[0], has_order ? bin_of[r] : r, b, nrad, nazim, empty, intensity, sigma, sum_signal, sum_variance,
                sum_norm, count);
+})
+
+/* The same for CPU devices with AG_AZINT_FRAMES frames an item, which then read each entry of
+   the row once for them all: item i takes row i % nbins of frames from (i / nbins) x
+   AG_AZINT_FRAMES, fewer in the last group (n_frames in all). */
+AG_ITEMS(AG_CAT2(AG_AZ_KN(ag_azint_csr), _frames), AG_SHAPE_AZINT_CSR, AG_T, AG_AZ_E, , {
+  ag_u64 r, b0 = AG_AZ(divmod)(i, nbins, &r) * AG_AZINT_FRAMES;
+  ag_u32 nf = n_frames - b0 < AG_AZINT_FRAMES ? (ag_u32)(n_frames - b0) : AG_AZINT_FRAMES;
+  AG_AZ(bin) a[AG_AZINT_FRAMES];
+  AG_AZ(rows_of)(row_ptr, col_idx, val, r, row_ptr[nbins], frames + b0 * npix, npix, nf, AG_AZINT_FRAMES, dark,
+                 norm, var, dummy, ddummy, has_dark, has_dummy, vmode, sums, has_sums, a);
+  for (ag_u32 t = 0; t < nf; t++)
+    AG_AZ(store)(a[t], has_order ? bin_of[r] : r, b0 + t, nrad, nazim, empty, intensity, sigma, sum_signal,
+                 sum_variance, sum_norm, count);
 })
 
 /* Work-group g takes row g % nbins of frame g / nbins: item l takes entries l, l + size, ...

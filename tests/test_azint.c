@@ -639,6 +639,64 @@ START_TEST(an_integrator_from_an_exported_matrix_gives_the_same_results) {
 }
 END_TEST
 
+/* A batch of 7 frames (CPU devices take them 4 an item, then 3) gives each frame the results it
+   gets alone, bit for bit: with and without the dummy and Poisson's variance, and with a frame
+   holding a NaN and one holding the dummy, whose bins are then integrated again pixel by pixel. */
+START_TEST(a_batch_gives_each_frame_its_own_results) {
+  ag_device *dev = test_device(_i);
+  enum { B = 7 };
+  azcase c = {.poni = poni_tilted, .frame_dtype = AG_F32,
+              .opt = {.npt_rad = 14, .npt_azim = 9, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_BBOX}};
+  inputs in;
+  fill_inputs(&c, &in);
+  float *f = malloc(B * NPIX * sizeof *f);
+  ck_assert_ptr_nonnull(f);
+  for (int k = 0; k < B * NPIX; k++)
+    f[k] = (float)(k / NPIX + 1) * in.frame[k % NPIX] + 0.25f;
+  f[4 * NPIX + NPIX / 2] = NAN;
+  f[5 * NPIX + NPIX / 3] = -7.0f;
+  for (int pass = 0; pass < 4; pass++) {
+    ag_integrate_options opt = c.opt;
+    opt.npt_azim = pass % 2 ? 0 : c.opt.npt_azim;
+    if (pass >= 2)
+      opt.has_dummy = true, opt.dummy = -7, opt.error_model = AG_ERROR_POISSON;
+    char poni_path[700];
+    ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
+    ag_integrator *integ;
+    CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+    size_t shape[3] = {B, ROWS, COLS};
+    ag_array *frames;
+    ag_integrate_result all;
+    CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
+    CHECK_OK(ag_integrate(NULL, integ, frames, &all));
+    const ag_array *fa[6];
+    result_fields(&all, fa);
+    size_t per = ag_array_size(fa[0]) / B;
+    for (size_t b = 0; b < B; b++) {
+      ag_array *one;
+      ag_integrate_result r;
+      CHECK_OK(ag_array_from_host(dev, AG_F32, 2, shape + 1, f + b * NPIX, &one));
+      CHECK_OK(ag_integrate(NULL, integ, one, &r));
+      const ag_array *fo[6];
+      result_fields(&r, fo);
+      for (int k = 0; k < 6; k++) {
+        double *va = fetch(fa[k]), *vo = fetch(fo[k]);
+        char what[96];
+        snprintf(what, sizeof what, "%s, %s, frame %zu of %d", opt.npt_azim ? "2-D" : "1-D", field_names[k], b, B);
+        CHECK_BYTES(va + b * per, vo, per * sizeof *vo, what);
+        free(va), free(vo);
+      }
+      ag_integrate_result_free(&r);
+      ag_array_free(one);
+    }
+    ag_integrate_result_free(&all);
+    ag_array_free(frames);
+    ag_integrator_destroy(integ);
+  }
+  free(f);
+}
+END_TEST
+
 /* ---- refused input ------------------------------------------------------------------------- */
 
 START_TEST(bad_input_is_refused_naming_the_argument) {
@@ -805,6 +863,7 @@ void suite_build(Suite *s, const char *backend) {
                     a_bin_beyond_the_loop_limit_is_refused_or_integrated);
     add_device_test(own, "an integrator from an exported matrix gives the same results",
                     an_integrator_from_an_exported_matrix_gives_the_same_results);
+    add_device_test(own, "a batch gives each frame its own results", a_batch_gives_each_frame_its_own_results);
   }
   if (pyfai)
     return;

@@ -528,7 +528,11 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
                      in->dev->info.spec, in->dev->info.name, (unsigned long long)limit);
   char name[64];
   snprintf(name, sizeof name, "ag_azint_csr_%s_%s", ag_dtype_name(frames->dtype), ag_dtype_name(in->dtype));
-  uint64_t n = (uint64_t)in->nbins * batch;
+  /* CPU devices take a batch AG_AZINT_FRAMES frames an item (the _frames kernel). */
+  bool grouped = in->dev->traits.launch != AG__LAUNCH_GRID && batch > 1;
+  uint64_t n = (uint64_t)in->nbins * (grouped ? (batch + AG_AZINT_FRAMES - 1) / AG_AZINT_FRAMES : batch);
+  if (grouped)
+    strcat(name, "_frames");
   ag__launch l = {.fn = fn, .q = q, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)frames->dtype,
                   .kernel = name, .form = AG__FORM_ITEMS, .n = n};
   ag_range range = {.dims = 1};
@@ -554,7 +558,8 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
                     value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), p->vmode,
                     value_of(in, in->empty, &v_empty), r->intensity, r->sigma, r->sum_signal, r->sum_variance,
                     r->sum_normalization, r->count, in->bin_of ? in->bin_of : r->count,
-                    (ag_u32)(in->bin_of != NULL), p->sums ? p->sums : in->norm, (ag_u32)(p->sums != NULL));
+                    (ag_u32)(in->bin_of != NULL), p->sums ? p->sums : in->norm, (ag_u32)(p->sums != NULL),
+                    (ag_u64)batch);
 }
 
 /* The walk's static sums (integ->sums): each row's sum_normalization and count over a frame of
