@@ -5,9 +5,12 @@
    kernel, so the host runs the same code as the GPUs.
 
    Template matching, per frame b of B polar images [n_theta][n_r]:
-   ag_tm_prefilter_<t>: fast[b][t] = sum over r of integ[t][r] * psum[b][r] * r / n_r, psum
+   ag_tm_prefilter_<t>: fast[b][t] = sum over r of integ[r][t] * psum[b][r] * r / n_r, psum
                         being the frame summed over theta: the score of the integrated
-                        template t, an item per (b, t);
+                        template t, an item per (b, t) (GPUs: consecutive items read
+                        consecutive templates);
+   ag_tm_prefilter_chunks_<t>: the same scores, AG_TM_CHUNK templates an item (CPU devices:
+                        the templates are a vector's lanes);
    ag_tm_cut_<t>:       the value of each frame's keep-th best score of count (descending, NaN
                         last), by selection in a copy (work), an item per frame;
    ag_tm_keep_<t>:      the positions of the `keep` best scores of each frame of count, best
@@ -105,13 +108,45 @@ AG_INLINE ag_u64 AG_TM(rank)(AG_GLOBAL const AG_T *s, ag_u64 count, ag_u64 k) {
   return rank;
 }
 
-AG_ITEMS(AG_KN(ag_tm_prefilter), AG_SHAPE_TM_PREFILTER, AG_T, , , {
-  ag_u64 b = i / n_templates, t = i % n_templates;
-  AG_GLOBAL const AG_T *row = integ + t * n_r, *p = psum + b * n_r;
+/* The prefilter's score of template t against the frame summed over theta, p: integ is
+   [n_r][n_templates], so that consecutive templates read consecutive values. */
+AG_INLINE AG_T AG_TM(integrated)(AG_GLOBAL const AG_T *integ, AG_GLOBAL const AG_T *p, ag_u64 t, ag_u64 n_templates,
+                                 ag_u64 n_r) {
   AG_T acc = 0;
   for (ag_u64 r = 0; r < n_r; r++)
-    acc += row[r] * (p[r] * ((AG_T)r / (AG_T)n_r));
-  fast[i] = acc;
+    acc += integ[r * n_templates + t] * (p[r] * ((AG_T)r / (AG_T)n_r));
+  return acc;
+}
+
+AG_ITEMS(AG_KN(ag_tm_prefilter), AG_SHAPE_TM_PREFILTER, AG_T, , , {
+  ag_u64 b = i / n_templates, t = i % n_templates;
+  fast[i] = AG_TM(integrated)(integ, psum + b * n_r, t, n_templates, n_r);
+})
+
+/* The same scores, AG_TM_CHUNK templates an item, (b, c) (CPU devices: the templates are the
+   vector's lanes, each added up in the order of ag_tm_prefilter's, so the scores are the
+   same). */
+AG_ITEMS(AG_KN(ag_tm_prefilter_chunks), AG_SHAPE_TM_PREFILTER, AG_T, , , {
+  ag_u64 chunks = (n_templates + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
+  ag_u64 b = i / chunks, t0 = i % chunks * AG_TM_CHUNK;
+  AG_GLOBAL const AG_T *p = psum + b * n_r;
+  AG_GLOBAL AG_T *out = fast + b * n_templates + t0;
+  if (t0 + AG_TM_CHUNK > n_templates) {
+    for (ag_u64 t = t0; t < n_templates; t++)
+      out[t - t0] = AG_TM(integrated)(integ, p, t, n_templates, n_r);
+    continue;
+  }
+  AG_T acc[AG_TM_CHUNK];
+  AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++)
+    acc[q] = 0;
+  for (ag_u64 r = 0; r < n_r; r++) {
+    AG_GLOBAL const AG_T *row = integ + r * n_templates + t0;
+    AG_T w = p[r] * ((AG_T)r / (AG_T)n_r);
+    AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++)
+      acc[q] += row[q] * w;
+  }
+  AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++)
+    out[q] = acc[q];
 })
 
 /* Hoare's selection of the element of rank keep - 1 in the frame's copy: each pass splits

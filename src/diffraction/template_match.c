@@ -31,7 +31,7 @@ struct ag_template_library {
   ag_buffer *spot_end;   /* n_templates u64: the end of its spots in the full correlation */
   ag_buffer *spot_r, *spot_theta;        /* n_spots u32 each */
   ag_buffer *spot_i[2][PRECISIONS];      /* intensities [normalised][precision] */
-  ag_buffer *integ[2][PRECISIONS];       /* integrated templates [n_templates][n_r], the same */
+  ag_buffer *integ[2][PRECISIONS];       /* integrated templates [n_r][n_templates], the same */
 };
 
 /* ---- making a library ------------------------------------------------------------------------ */
@@ -84,6 +84,21 @@ static ag_status put_values(const char *fn, ag_device *dev, const double *v, siz
   free(f);
   if (st == AG_OK && dev->info.fp64)
     st = put(fn, dev, v, n, sizeof *v, &out[1]);
+  return st;
+}
+
+/* The integrated templates @p integ ([n_templates][n_r]) uploaded as put_values does, in
+   columns ([n_r][n_templates]): the prefilter's work-items take consecutive templates. */
+static ag_status put_columns(const char *fn, ag_device *dev, const double *integ, size_t n_templates, size_t n_r,
+                             ag_buffer **out) {
+  double *cols = malloc(n_templates * n_r * sizeof *cols);
+  if (cols == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory for the library's values", fn);
+  for (size_t t = 0; t < n_templates; t++)
+    for (size_t r = 0; r < n_r; r++)
+      cols[r * n_templates + t] = integ[t * n_r + r];
+  ag_status st = put_values(fn, dev, cols, n_templates * n_r, out);
+  free(cols);
   return st;
 }
 
@@ -167,7 +182,7 @@ ag_status ag_template_library_create(ag_device *dev, size_t n_templates, const s
       (st = put(fn, dev, r, n_spots, sizeof *r, &lib->spot_r)) != AG_OK ||
       (st = put(fn, dev, theta, n_spots, sizeof *theta, &lib->spot_theta)) != AG_OK ||
       (st = put_values(fn, dev, spots, n_spots, lib->spot_i[0])) != AG_OK ||
-      (st = put_values(fn, dev, integ, n_templates * n_r, lib->integ[0])) != AG_OK)
+      (st = put_columns(fn, dev, integ, n_templates, n_r, lib->integ[0])) != AG_OK)
     goto done;
   for (size_t t = 0; t < n_templates; t++) {
     normalise(spots + offsets[t], offsets[t + 1] - offsets[t]);
@@ -175,7 +190,7 @@ ag_status ag_template_library_create(ag_device *dev, size_t n_templates, const s
   }
   if ((st = put_values(fn, dev, spots, n_spots, lib->spot_i[1])) != AG_OK)
     goto done;
-  st = put_values(fn, dev, integ, n_templates * n_r, lib->integ[1]);
+  st = put_columns(fn, dev, integ, n_templates, n_r, lib->integ[1]);
 done:
   free(start);
   free(end);
@@ -313,15 +328,19 @@ static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_librar
       (st = ag_sum(q, s->polar3, 1, s->psum)) != AG_OK)
     return ag__prefix(st, fn);
   char name[64];
-  snprintf(name, sizeof name, "ag_tm_prefilter_%s", ag_dtype_name(t));
+  bool by_chunks = lib->dev->traits.launch != AG__LAUNCH_GRID;
+  size_t chunks = (lib->n_templates + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
+  snprintf(name, sizeof name, by_chunks ? "ag_tm_prefilter_chunks_%s" : "ag_tm_prefilter_%s", ag_dtype_name(t));
   ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * lib->n_templates};
+                  .kernel = name, .form = AG__FORM_ITEMS,
+                  .n = (uint64_t)batch * (by_chunks ? chunks : lib->n_templates)};
   if ((st = launch_prefilter(&l, lib->integ[normalised][p], s->psum, (ag_u64)lib->n_templates, (ag_u64)lib->n_r,
                              s->fast)) != AG_OK)
     return st;
   if ((st = cut_scores(fn, q, lib, s->fast, batch, lib->n_templates, keep, s)) != AG_OK)
     return st;
   snprintf(name, sizeof name, "ag_tm_keep_%s", ag_dtype_name(t));
+  l.n = (uint64_t)batch * lib->n_templates;
   return launch_keep(&l, s->fast, s->cut ? s->cut : s->fast, (ag_u64)use_cut(lib), (ag_u64)lib->n_templates,
                      (ag_u64)keep, s->kept);
 }
