@@ -86,25 +86,30 @@
 
 #if AG_FLOAT && (!AG_NEEDS_F64 || AG_HAVE_F64)
 
-/* This variant's names: AG_TM(before) is ag_tm_before_f32. */
+/* This variant's names: AG_TM(above) is ag_tm_above_f32. */
 #define AG_TM(fn) AG_CAT2(ag_tm_##fn, AG_SFX)
-
-/* Whether score a at position ka ranks before score b at kb: larger first, NaN last, and
-   equal scores (NaN among them) by position. Without branches, so that a CPU compiler
-   vectorises the count below. */
-AG_INLINE int AG_TM(before)(AG_T a, ag_u64 ka, AG_T b, ag_u64 kb) {
-  int a_nan = a != a, b_nan = b != b;
-  return (a > b) | (b_nan & !a_nan) | (((a == b) | (a_nan & b_nan)) & (ka < kb));
-}
 
 /* Whether value a ranks before value b, positions aside: larger first, NaN last. */
 AG_INLINE int AG_TM(above)(AG_T a, AG_T b) { return a > b || (b != b && a == a); }
 
-/* How many of the count scores at s rank before s[k]. */
+/* How many of the count scores at s rank before s[k] (larger first, NaN last, and equal
+   scores, NaN among them, by position): those before position k not below it and those after
+   it above it. Each loop compares values alone, without branches, so that a CPU compiler
+   vectorises it over the f32 lanes; the count fits 32 bits, as the library's checks keep
+   n_templates below the devices' loop limit. */
 AG_INLINE ag_u64 AG_TM(rank)(AG_GLOBAL const AG_T *s, ag_u64 count, ag_u64 k) {
-  ag_u64 rank = 0;
-  for (ag_u64 j = 0; j < count; j++)
-    rank += (ag_u64)AG_TM(before)(s[j], j, s[k], k);
+  AG_T v = s[k];
+  ag_u32 rank = 0;
+  if (v != v) {
+    rank = (ag_u32)k;
+    for (ag_u64 j = k + 1; j < count; j++)
+      rank += (ag_u32)(s[j] == s[j]);
+  } else {
+    for (ag_u64 j = 0; j < k; j++)
+      rank += (ag_u32)(s[j] >= v);
+    for (ag_u64 j = k + 1; j < count; j++)
+      rank += (ag_u32)(s[j] > v);
+  }
   return rank;
 }
 
