@@ -22,7 +22,8 @@
                         (2 n_theta + AG_TM_CHUNK), so that every rotation of a spot is a
                         stretch of one row; an item per element (GPUs: the writes coalesce);
    ag_tm_unroll_rows_<t>: the same, an item per row (b, r) (CPU devices: no division per
-                        element);
+                        element), and psum[b][r], the frame summed over theta, for the
+                        prefilter;
    ag_tm_score_<t>:     for candidate k of frame b (template kept[b][k], or k), the correlation
                         at the AG_TM_CHUNK in-plane shifts s of chunk c of
                         sum_j polar[(s + theta_j) mod n_theta][r_j] I_j and of its mirror,
@@ -54,6 +55,8 @@
   A(const T1, score) A(const T1, cut) V(ag_u64, use_cut) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
 #define AG_SHAPE_TM_UNROLL(A, V, B, T1, T2, T3)                                                    \
   A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows)
+#define AG_SHAPE_TM_UNROLL_ROWS(A, V, B, T1, T2, T3)                                               \
+  A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows) A(T1, psum)
 #define AG_SHAPE_TM_SCORE(A, V, B, T1, T2, T3)                                                     \
   A(const T1, rows) A(const ag_u32, kept) V(ag_u64, use_kept) B(const ag_u64, spot_start)              \
       B(const ag_u64, spot_end) B(const ag_u32, spot_r) B(const ag_u32, spot_theta) B(const T1, spot_i)  \
@@ -203,15 +206,21 @@ AG_ITEMS(AG_KN(ag_tm_unroll), AG_SHAPE_TM_UNROLL, AG_T, , , {
   rows[i] = polar[(b * n_theta + u % n_theta) * n_r + r];
 })
 
-AG_ITEMS(AG_KN(ag_tm_unroll_rows), AG_SHAPE_TM_UNROLL, AG_T, , , {
+/* The column read once, its sum over theta on the way; the row's later turns are copies of
+   its first, read where it was just written. */
+AG_ITEMS(AG_KN(ag_tm_unroll_rows), AG_SHAPE_TM_UNROLL_ROWS, AG_T, , , {
   ag_u64 r = i % n_r, b = i / n_r;
   AG_GLOBAL const AG_T *col = polar + b * n_theta * n_r + r;
   AG_GLOBAL AG_T *row = rows + i * width;
-  for (ag_u64 u = 0, th = 0; u < width; u++) {
-    row[u] = col[th * n_r];
-    if (++th == n_theta)
-      th = 0;
+  AG_T acc = 0;
+  for (ag_u64 th = 0; th < n_theta; th++) {
+    AG_T v = col[th * n_r];
+    row[th] = v;
+    acc += v;
   }
+  for (ag_u64 u = n_theta; u < width; u++)
+    row[u] = row[u - n_theta];
+  psum[i] = acc;
 })
 
 /* Shift s0 + q of the chunk reads element theta_j + s0 + q of the spot's row, below
