@@ -437,8 +437,10 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
   }
   bool normalised = opt->normalize_templates;
   /* CPU devices unroll first, the unrolling summing the frames over theta for the prefilter.
-     GPUs unroll after the prefilter: in the other order Oclgrind (a GPU here) reported
-     ag_tm_score reading uninitialised values, which is not explained yet. */
+     GPUs unroll after the prefilter, as before: in the other order Oclgrind (a GPU here)
+     reported ag_tm_score reading uninitialised rows, most likely its records of buffers by
+     number (tests/oclgrind.h), the rows' taken over by ag_sum's temporaries; not checked
+     further. */
   if ((lib->dev->traits.launch != AG__LAUNCH_GRID && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK) ||
       (prefiltered && (st = prefilter(fn, rq, lib, p, normalised, batch, keep, &s)) != AG_OK) ||
       (s.rows == NULL && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK))
