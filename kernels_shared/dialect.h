@@ -96,9 +96,14 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #endif
 
 /* Before a short loop of independent lanes (a fixed count of accumulators): the host
-   compiler is asked to vectorise it; GPU dialects run each work-item's loop as it is. */
+   compiler is asked to vectorise it. OpenCL unrolls it in full, so that the accumulators are
+   registers: pocl otherwise vectorises the loop as it stands and keeps the accumulators in
+   memory, a load and a store around each vector's multiply-add (2.3 times the time of
+   ag_tm_score). CUDA runs each work-item's loop as it is. */
 #if AG_DIALECT_HOST
 #define AG_SIMD _Pragma("omp simd")
+#elif AG_DIALECT_OPENCL
+#define AG_SIMD _Pragma("unroll")
 #else
 #define AG_SIMD
 #endif

@@ -5,9 +5,12 @@
    kernel, so the host runs the same code as the GPUs.
 
    Template matching, per frame b of B polar images [n_theta][n_r]:
-   ag_tm_prefilter_<t>: fast[b][t] = sum over r of integ[t][r] * psum[b][r] * r / n_r, psum
+   ag_tm_prefilter_<t>: fast[b][t] = sum over r of integ[r][t] * psum[b][r] * r / n_r, psum
                         being the frame summed over theta: the score of the integrated
-                        template t, an item per (b, t);
+                        template t, an item per (b, t) (GPUs: consecutive items read
+                        consecutive templates);
+   ag_tm_prefilter_chunks_<t>: the same scores, AG_TM_CHUNK templates an item (CPU devices:
+                        the templates are a vector's lanes);
    ag_tm_cut_<t>:       the value of each frame's keep-th best score of count (descending, NaN
                         last), by selection in a copy (work), an item per frame;
    ag_tm_keep_<t>:      the positions of the `keep` best scores of each frame of count, best
@@ -19,7 +22,8 @@
                         (2 n_theta + AG_TM_CHUNK), so that every rotation of a spot is a
                         stretch of one row; an item per element (GPUs: the writes coalesce);
    ag_tm_unroll_rows_<t>: the same, an item per row (b, r) (CPU devices: no division per
-                        element);
+                        element), and psum[b][r], the frame summed over theta, for the
+                        prefilter;
    ag_tm_score_<t>:     for candidate k of frame b (template kept[b][k], or k), the correlation
                         at the AG_TM_CHUNK in-plane shifts s of chunk c of
                         sum_j polar[(s + theta_j) mod n_theta][r_j] I_j and of its mirror,
@@ -51,6 +55,8 @@
   A(const T1, score) A(const T1, cut) V(ag_u64, use_cut) V(ag_u64, count) V(ag_u64, keep) A(ag_u32, kept)
 #define AG_SHAPE_TM_UNROLL(A, V, B, T1, T2, T3)                                                    \
   A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows)
+#define AG_SHAPE_TM_UNROLL_ROWS(A, V, B, T1, T2, T3)                                               \
+  A(const T1, polar) V(ag_u64, n_theta) V(ag_u64, n_r) V(ag_u64, width) A(T1, rows) A(T1, psum)
 #define AG_SHAPE_TM_SCORE(A, V, B, T1, T2, T3)                                                     \
   A(const T1, rows) A(const ag_u32, kept) V(ag_u64, use_kept) B(const ag_u64, spot_start)              \
       B(const ag_u64, spot_end) B(const ag_u32, spot_r) B(const ag_u32, spot_theta) B(const T1, spot_i)  \
@@ -83,35 +89,72 @@
 
 #if AG_FLOAT && (!AG_NEEDS_F64 || AG_HAVE_F64)
 
-/* This variant's names: AG_TM(before) is ag_tm_before_f32. */
+/* This variant's names: AG_TM(above) is ag_tm_above_f32. */
 #define AG_TM(fn) AG_CAT2(ag_tm_##fn, AG_SFX)
-
-/* Whether score a at position ka ranks before score b at kb: larger first, NaN last, and
-   equal scores (NaN among them) by position. Without branches, so that a CPU compiler
-   vectorises the count below. */
-AG_INLINE int AG_TM(before)(AG_T a, ag_u64 ka, AG_T b, ag_u64 kb) {
-  int a_nan = a != a, b_nan = b != b;
-  return (a > b) | (b_nan & !a_nan) | (((a == b) | (a_nan & b_nan)) & (ka < kb));
-}
 
 /* Whether value a ranks before value b, positions aside: larger first, NaN last. */
 AG_INLINE int AG_TM(above)(AG_T a, AG_T b) { return a > b || (b != b && a == a); }
 
-/* How many of the count scores at s rank before s[k]. */
+/* How many of the count scores at s rank before s[k] (larger first, NaN last, and equal
+   scores, NaN among them, by position): those before position k not below it and those after
+   it above it. Each loop compares values alone, without branches, so that a CPU compiler
+   vectorises it over the f32 lanes; the count fits 32 bits, as the library's checks keep
+   n_templates below the devices' loop limit. */
 AG_INLINE ag_u64 AG_TM(rank)(AG_GLOBAL const AG_T *s, ag_u64 count, ag_u64 k) {
-  ag_u64 rank = 0;
-  for (ag_u64 j = 0; j < count; j++)
-    rank += (ag_u64)AG_TM(before)(s[j], j, s[k], k);
+  AG_T v = s[k];
+  ag_u32 rank = 0;
+  if (v != v) {
+    rank = (ag_u32)k;
+    for (ag_u64 j = k + 1; j < count; j++)
+      rank += (ag_u32)(s[j] == s[j]);
+  } else {
+    for (ag_u64 j = 0; j < k; j++)
+      rank += (ag_u32)(s[j] >= v);
+    for (ag_u64 j = k + 1; j < count; j++)
+      rank += (ag_u32)(s[j] > v);
+  }
   return rank;
+}
+
+/* The prefilter's score of template t against the frame summed over theta, p: integ is
+   [n_r][n_templates], so that consecutive templates read consecutive values. */
+AG_INLINE AG_T AG_TM(integrated)(AG_GLOBAL const AG_T *integ, AG_GLOBAL const AG_T *p, ag_u64 t, ag_u64 n_templates,
+                                 ag_u64 n_r) {
+  AG_T acc = 0;
+  for (ag_u64 r = 0; r < n_r; r++)
+    acc += integ[r * n_templates + t] * (p[r] * ((AG_T)r / (AG_T)n_r));
+  return acc;
 }
 
 AG_ITEMS(AG_KN(ag_tm_prefilter), AG_SHAPE_TM_PREFILTER, AG_T, , , {
   ag_u64 b = i / n_templates, t = i % n_templates;
-  AG_GLOBAL const AG_T *row = integ + t * n_r, *p = psum + b * n_r;
-  AG_T acc = 0;
-  for (ag_u64 r = 0; r < n_r; r++)
-    acc += row[r] * (p[r] * ((AG_T)r / (AG_T)n_r));
-  fast[i] = acc;
+  fast[i] = AG_TM(integrated)(integ, psum + b * n_r, t, n_templates, n_r);
+})
+
+/* The same scores, AG_TM_CHUNK templates an item, (b, c) (CPU devices: the templates are the
+   vector's lanes, each added up in the order of ag_tm_prefilter's, so the scores are the
+   same). */
+AG_ITEMS(AG_KN(ag_tm_prefilter_chunks), AG_SHAPE_TM_PREFILTER, AG_T, , , {
+  ag_u64 chunks = (n_templates + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
+  ag_u64 b = i / chunks, t0 = i % chunks * AG_TM_CHUNK;
+  AG_GLOBAL const AG_T *p = psum + b * n_r;
+  AG_GLOBAL AG_T *out = fast + b * n_templates + t0;
+  if (t0 + AG_TM_CHUNK > n_templates) {
+    for (ag_u64 t = t0; t < n_templates; t++)
+      out[t - t0] = AG_TM(integrated)(integ, p, t, n_templates, n_r);
+    continue;
+  }
+  AG_T acc[AG_TM_CHUNK];
+  AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++)
+    acc[q] = 0;
+  for (ag_u64 r = 0; r < n_r; r++) {
+    AG_GLOBAL const AG_T *row = integ + r * n_templates + t0;
+    AG_T w = p[r] * ((AG_T)r / (AG_T)n_r);
+    AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++)
+      acc[q] += row[q] * w;
+  }
+  AG_SIMD for (int q = 0; q < AG_TM_CHUNK; q++)
+    out[q] = acc[q];
 })
 
 /* Hoare's selection of the element of rank keep - 1 in the frame's copy: each pass splits
@@ -163,15 +206,21 @@ AG_ITEMS(AG_KN(ag_tm_unroll), AG_SHAPE_TM_UNROLL, AG_T, , , {
   rows[i] = polar[(b * n_theta + u % n_theta) * n_r + r];
 })
 
-AG_ITEMS(AG_KN(ag_tm_unroll_rows), AG_SHAPE_TM_UNROLL, AG_T, , , {
+/* The column read once, its sum over theta on the way; the row's later turns are copies of
+   its first, read where it was just written. */
+AG_ITEMS(AG_KN(ag_tm_unroll_rows), AG_SHAPE_TM_UNROLL_ROWS, AG_T, , , {
   ag_u64 r = i % n_r, b = i / n_r;
   AG_GLOBAL const AG_T *col = polar + b * n_theta * n_r + r;
   AG_GLOBAL AG_T *row = rows + i * width;
-  for (ag_u64 u = 0, th = 0; u < width; u++) {
-    row[u] = col[th * n_r];
-    if (++th == n_theta)
-      th = 0;
+  AG_T acc = 0;
+  for (ag_u64 th = 0; th < n_theta; th++) {
+    AG_T v = col[th * n_r];
+    row[th] = v;
+    acc += v;
   }
+  for (ag_u64 u = n_theta; u < width; u++)
+    row[u] = row[u - n_theta];
+  psum[i] = acc;
 })
 
 /* Shift s0 + q of the chunk reads element theta_j + s0 + q of the spot's row, below

@@ -16,6 +16,7 @@ AG__SHAPE_LAUNCHER(launch_prefilter, AG_SHAPE_TM_PREFILTER)
 AG__SHAPE_LAUNCHER(launch_cut, AG_SHAPE_TM_CUT)
 AG__SHAPE_LAUNCHER(launch_keep, AG_SHAPE_TM_KEEP)
 AG__SHAPE_LAUNCHER(launch_unroll, AG_SHAPE_TM_UNROLL)
+AG__SHAPE_LAUNCHER(launch_unroll_rows, AG_SHAPE_TM_UNROLL_ROWS)
 AG__SHAPE_LAUNCHER(launch_score, AG_SHAPE_TM_SCORE)
 AG__SHAPE_LAUNCHER(launch_pick, AG_SHAPE_TM_PICK)
 AG__SHAPE_LAUNCHER(launch_best, AG_SHAPE_TM_BEST)
@@ -31,7 +32,7 @@ struct ag_template_library {
   ag_buffer *spot_end;   /* n_templates u64: the end of its spots in the full correlation */
   ag_buffer *spot_r, *spot_theta;        /* n_spots u32 each */
   ag_buffer *spot_i[2][PRECISIONS];      /* intensities [normalised][precision] */
-  ag_buffer *integ[2][PRECISIONS];       /* integrated templates [n_templates][n_r], the same */
+  ag_buffer *integ[2][PRECISIONS];       /* integrated templates [n_r][n_templates], the same */
 };
 
 /* ---- making a library ------------------------------------------------------------------------ */
@@ -84,6 +85,21 @@ static ag_status put_values(const char *fn, ag_device *dev, const double *v, siz
   free(f);
   if (st == AG_OK && dev->info.fp64)
     st = put(fn, dev, v, n, sizeof *v, &out[1]);
+  return st;
+}
+
+/* The integrated templates @p integ ([n_templates][n_r]) uploaded as put_values does, in
+   columns ([n_r][n_templates]): the prefilter's work-items take consecutive templates. */
+static ag_status put_columns(const char *fn, ag_device *dev, const double *integ, size_t n_templates, size_t n_r,
+                             ag_buffer **out) {
+  double *cols = malloc(n_templates * n_r * sizeof *cols);
+  if (cols == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory for the library's values", fn);
+  for (size_t t = 0; t < n_templates; t++)
+    for (size_t r = 0; r < n_r; r++)
+      cols[r * n_templates + t] = integ[t * n_r + r];
+  ag_status st = put_values(fn, dev, cols, n_templates * n_r, out);
+  free(cols);
   return st;
 }
 
@@ -167,7 +183,7 @@ ag_status ag_template_library_create(ag_device *dev, size_t n_templates, const s
       (st = put(fn, dev, r, n_spots, sizeof *r, &lib->spot_r)) != AG_OK ||
       (st = put(fn, dev, theta, n_spots, sizeof *theta, &lib->spot_theta)) != AG_OK ||
       (st = put_values(fn, dev, spots, n_spots, lib->spot_i[0])) != AG_OK ||
-      (st = put_values(fn, dev, integ, n_templates * n_r, lib->integ[0])) != AG_OK)
+      (st = put_columns(fn, dev, integ, n_templates, n_r, lib->integ[0])) != AG_OK)
     goto done;
   for (size_t t = 0; t < n_templates; t++) {
     normalise(spots + offsets[t], offsets[t + 1] - offsets[t]);
@@ -175,7 +191,7 @@ ag_status ag_template_library_create(ag_device *dev, size_t n_templates, const s
   }
   if ((st = put_values(fn, dev, spots, n_spots, lib->spot_i[1])) != AG_OK)
     goto done;
-  st = put_values(fn, dev, integ, n_templates * n_r, lib->integ[1]);
+  st = put_columns(fn, dev, integ, n_templates, n_r, lib->integ[1]);
 done:
   free(start);
   free(end);
@@ -302,55 +318,75 @@ static ag_status cut_scores(const char *fn, ag_queue *q, const ag_template_libra
 }
 
 /* The prefilter: s->kept gets the positions of the @p keep best integrated templates of each
-   frame. */
+   frame; the frames summed over theta are s->psum where unroll made it, else ag_sum's. */
 static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_library *lib, int p, bool normalised,
                            size_t batch, size_t keep, match_scratch *s) {
   ag_dtype t = s->polar3->dtype;
   const size_t psum_shape[2] = {batch, lib->n_r}, fast_shape[2] = {batch, lib->n_templates};
   ag_status st;
-  if ((st = ag_array_create(lib->dev, t, 2, psum_shape, &s->psum)) != AG_OK ||
-      (st = ag_array_create(lib->dev, t, 2, fast_shape, &s->fast)) != AG_OK ||
-      (st = ag_sum(q, s->polar3, 1, s->psum)) != AG_OK)
+  if ((st = ag_array_create(lib->dev, t, 2, fast_shape, &s->fast)) != AG_OK ||
+      (s->psum == NULL && ((st = ag_array_create(lib->dev, t, 2, psum_shape, &s->psum)) != AG_OK ||
+                           (st = ag_sum(q, s->polar3, 1, s->psum)) != AG_OK)))
     return ag__prefix(st, fn);
   char name[64];
-  snprintf(name, sizeof name, "ag_tm_prefilter_%s", ag_dtype_name(t));
+  bool by_chunks = lib->dev->traits.launch != AG__LAUNCH_GRID;
+  size_t chunks = (lib->n_templates + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
+  snprintf(name, sizeof name, by_chunks ? "ag_tm_prefilter_chunks_%s" : "ag_tm_prefilter_%s", ag_dtype_name(t));
   ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * lib->n_templates};
+                  .kernel = name, .form = AG__FORM_ITEMS,
+                  .n = (uint64_t)batch * (by_chunks ? chunks : lib->n_templates)};
   if ((st = launch_prefilter(&l, lib->integ[normalised][p], s->psum, (ag_u64)lib->n_templates, (ag_u64)lib->n_r,
                              s->fast)) != AG_OK)
     return st;
   if ((st = cut_scores(fn, q, lib, s->fast, batch, lib->n_templates, keep, s)) != AG_OK)
     return st;
   snprintf(name, sizeof name, "ag_tm_keep_%s", ag_dtype_name(t));
+  l.n = (uint64_t)batch * lib->n_templates;
   return launch_keep(&l, s->fast, s->cut ? s->cut : s->fast, (ag_u64)use_cut(lib), (ag_u64)lib->n_templates,
                      (ag_u64)keep, s->kept);
 }
 
-/* The full correlation of each frame's @p keep candidates at every shift and mirrored: the
-   frames unrolled (ag_tm_unroll), scored a chunk of shifts an item (ag_tm_score), the chunks'
-   best picked (ag_tm_pick) into s->corr, s->shift and s->sgn. */
+/* s->rows: the frames unrolled, each column a row read past one turn (ag_tm_unroll). CPU
+   devices unroll a row an item (ag_tm_unroll_rows), which also sums the frames over theta
+   into s->psum for the prefilter. */
+static ag_status unroll(const char *fn, ag_queue *q, const ag_template_library *lib, size_t batch, match_scratch *s) {
+  ag_dtype t = s->polar3->dtype;
+  size_t width = 2 * lib->n_theta + AG_TM_CHUNK;
+  const size_t rows_shape[3] = {batch, lib->n_r, width}, psum_shape[2] = {batch, lib->n_r};
+  bool by_rows = lib->dev->traits.launch != AG__LAUNCH_GRID;
+  ag_status st;
+  if ((st = ag_array_create(lib->dev, t, 3, rows_shape, &s->rows)) != AG_OK ||
+      (by_rows && (st = ag_array_create(lib->dev, t, 2, psum_shape, &s->psum)) != AG_OK))
+    return ag__prefix(st, fn);
+  char name[64];
+  snprintf(name, sizeof name, by_rows ? "ag_tm_unroll_rows_%s" : "ag_tm_unroll_%s", ag_dtype_name(t));
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
+                  .kernel = name, .form = AG__FORM_ITEMS,
+                  .n = (uint64_t)batch * lib->n_r * (by_rows ? 1 : width)};
+  if (by_rows)
+    return launch_unroll_rows(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows,
+                              s->psum);
+  return launch_unroll(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows);
+}
+
+/* The full correlation of each frame's @p keep candidates at every shift and mirrored, from
+   s->rows: scored a chunk of shifts an item (ag_tm_score), the chunks' best picked
+   (ag_tm_pick) into s->corr, s->shift and s->sgn. */
 static ag_status full_correlation(const char *fn, ag_queue *q, const ag_template_library *lib, int p, bool normalised,
                                   size_t batch, size_t keep, bool prefiltered, match_scratch *s) {
   ag_dtype t = s->polar3->dtype;
   size_t width = 2 * lib->n_theta + AG_TM_CHUNK, chunks = (lib->n_theta + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
-  const size_t rows_shape[3] = {batch, lib->n_r, width}, chunk_shape[3] = {batch, keep, chunks};
+  const size_t chunk_shape[3] = {batch, keep, chunks};
   ag_status st;
-  if ((st = ag_array_create(lib->dev, t, 3, rows_shape, &s->rows)) != AG_OK ||
-      (st = ag_array_create(lib->dev, t, 3, chunk_shape, &s->cbest)) != AG_OK ||
+  if ((st = ag_array_create(lib->dev, t, 3, chunk_shape, &s->cbest)) != AG_OK ||
       (st = ag_array_create(lib->dev, AG_U32, 3, chunk_shape, &s->cat)) != AG_OK ||
       (st = ag_array_create(lib->dev, t, 3, chunk_shape, &s->cbest_m)) != AG_OK ||
       (st = ag_array_create(lib->dev, AG_U32, 3, chunk_shape, &s->cat_m)) != AG_OK)
     return ag__prefix(st, fn);
   char name[64];
-  bool by_rows = lib->dev->traits.launch != AG__LAUNCH_GRID;
-  snprintf(name, sizeof name, by_rows ? "ag_tm_unroll_rows_%s" : "ag_tm_unroll_%s", ag_dtype_name(t));
-  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS,
-                  .n = (uint64_t)batch * lib->n_r * (by_rows ? 1 : width)};
-  if ((st = launch_unroll(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows)) != AG_OK)
-    return st;
   snprintf(name, sizeof name, "ag_tm_score_%s", ag_dtype_name(t));
-  l.n = (uint64_t)batch * keep * chunks;
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
+                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * keep * chunks};
   if ((st = launch_score(&l, s->rows, s->kept, (ag_u64)prefiltered, lib->spot_start, lib->spot_end, lib->spot_r,
                          lib->spot_theta, lib->spot_i[normalised][p], (ag_u64)lib->n_theta, (ag_u64)lib->n_r,
                          (ag_u64)width, (ag_u64)keep, (ag_u64)chunks, s->cbest, s->cat, s->cbest_m, s->cat_m)) !=
@@ -400,7 +436,14 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
     }
   }
   bool normalised = opt->normalize_templates;
-  if (prefiltered && (st = prefilter(fn, rq, lib, p, normalised, batch, keep, &s)) != AG_OK)
+  /* CPU devices unroll first, the unrolling summing the frames over theta for the prefilter.
+     GPUs unroll after the prefilter, as before: in the other order Oclgrind (a GPU here)
+     reported ag_tm_score reading uninitialised rows, most likely its records of buffers by
+     number (tests/oclgrind.h), the rows' taken over by ag_sum's temporaries; not checked
+     further. */
+  if ((lib->dev->traits.launch != AG__LAUNCH_GRID && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK) ||
+      (prefiltered && (st = prefilter(fn, rq, lib, p, normalised, batch, keep, &s)) != AG_OK) ||
+      (s.rows == NULL && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK))
     goto done;
   if ((st = full_correlation(fn, rq, lib, p, normalised, batch, keep, prefiltered, &s)) != AG_OK ||
       (st = cut_scores(fn, rq, lib, s.corr, batch, keep, opt->n_best, &s)) != AG_OK)
