@@ -26,7 +26,7 @@ struct ag_integrator {
   bool two_d;
   ag_csr *a;        /* the shares: a row per bin, a column per pixel */
   ag_csr *walk;     /* the same rows in the order the kernel takes them, or NULL for a's */
-  ag_array *bin_of; /* u32 nbins: walk's row k is bin bin_of[k]; NULL with walk */
+  ag_array *bin_of; /* u32 nbins: walk's row k is bin bin_of[k]; NULL without walk */
   ag_array *sums;   /* 2 nbins, the engine's dtype: walk's row k's sum_normalization and count
                        over a frame with no pixel left out by its value (walk_sums); or NULL */
   ag_array *norm;   /* npix: normalisation factor x flat x polarisation x solid angle */
@@ -275,8 +275,16 @@ static ag_status walk_plan(const char *fn, ag__azint_plan *plan, const uint32_t 
   return AG_OK;
 }
 
-/* The walk (above) on CPU devices: integ->walk and integ->bin_of from @p plan (rewritten) and
-   the pixels' normalisation @p norm. */
+/* Whether a row is too long for the device's loop limit (docs/portability.md). */
+static bool beyond_loop_limit(const ag_integrator *in) {
+  uint64_t limit = in->dev->info.max_loop_iterations;
+  return limit != 0 && ag__csr_parts_of(in->walk ? in->walk : in->a).longest >= limit - 1;
+}
+
+static ag_status walk_sums(const char *fn, ag_integrator *in, const uint32_t *bin_of);
+
+/* The walk (above) on CPU devices: integ->walk, integ->bin_of and integ->sums from @p plan
+   (rewritten) and the pixels' normalisation @p norm (integ->norm already on the device). */
 static ag_status upload_walk(const char *fn, ag_integrator *in, ag__azint_plan *plan, const double *norm) {
   if (in->dev->traits.launch == AG__LAUNCH_GRID)
     return AG_OK;
@@ -295,6 +303,8 @@ static ag_status upload_walk(const char *fn, ag_integrator *in, ag__azint_plan *
   }
   if (st == AG_OK && (st = ag_array_from_host(in->dev, AG_U32, 1, &nb, bin_of, &in->bin_of)) != AG_OK)
     st = ag__prefix(st, fn);
+  if (st == AG_OK && !beyond_loop_limit(in)) /* else each integration refuses */
+    st = walk_sums(fn, in, bin_of);
   free(bin_of);
   return st;
 }
@@ -311,13 +321,6 @@ static ag_status upload_floats(const char *fn, ag_integrator *in, const float *s
   return st == AG_OK ? st : ag__prefix(st, fn);
 }
 
-/* Whether a row is too long for the device's loop limit (docs/portability.md). */
-static bool beyond_loop_limit(const ag_integrator *in) {
-  uint64_t limit = in->dev->info.max_loop_iterations;
-  return limit != 0 && ag__csr_parts_of(in->walk ? in->walk : in->a).longest >= limit - 1;
-}
-
-static ag_status walk_sums(const char *fn, ag_integrator *in);
 
 /* An integrator from checked options and a plan, which it takes (freed here either way). */
 static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
@@ -339,18 +342,16 @@ static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *
                               : static_norm(fn, poni, rows, cols, opt, dtype, norm);
   if (st == AG_OK)
     st = upload_matrix(fn, in, plan);
-  if (st == AG_OK)
-    st = upload_walk(fn, in, plan, norm);
-  ag__azint_plan_free(plan);
   if (st == AG_OK && (st = to_device(dev, dtype, in->npix, norm, &in->norm)) != AG_OK)
     st = ag__prefix(st, fn);
+  if (st == AG_OK) /* after the normalisation, which its static sums read */
+    st = upload_walk(fn, in, plan, norm);
+  ag__azint_plan_free(plan);
   free(norm);
   if (st == AG_OK && opt->dark != NULL)
     st = upload_floats(fn, in, opt->dark, &in->dark);
   if (st == AG_OK && opt->error_model == AG_ERROR_VARIANCE)
     st = upload_floats(fn, in, opt->variance, &in->var);
-  if (st == AG_OK && in->walk != NULL && !beyond_loop_limit(in)) /* else each integration refuses */
-    st = walk_sums(fn, in);
   if (st != AG_OK) {
     ag_integrator_destroy(in);
     return st;
@@ -567,15 +568,14 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
    its value. A frame with none left out either has the same two sums, bit for bit (the same
    entries added in the same order), and the kernel reads them from here rather than gathering
    the normalisation (kernels_shared/azint.h). */
-static ag_status walk_sums(const char *fn, ag_integrator *in) {
+static ag_status walk_sums(const char *fn, ag_integrator *in, const uint32_t *bin_of) {
   size_t shape[2] = {in->rows, in->cols}, nb = in->nbins, n2 = 2 * nb, esize = ag_dtype_size(in->dtype);
   ag_array *zeros = NULL;
   ag_integrate_result r = {0};
   ag_queue *q = NULL;
   unsigned char *got = malloc(2 * nb * esize), *walk = malloc(2 * nb * esize);
-  uint32_t *bin_of = malloc(nb * sizeof *bin_of);
   pass p = {.vmode = 0};
-  ag_status st = got == NULL || walk == NULL || bin_of == NULL
+  ag_status st = got == NULL || walk == NULL
                      ? ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu bins' sums", fn, nb)
                      : ag__queue_resolve(fn, NULL, in->dev, &q);
   if (st == AG_OK)
@@ -590,8 +590,6 @@ static ag_status walk_sums(const char *fn, ag_integrator *in) {
     st = ag__prefix(ag_array_to_host(r.sum_normalization, got, nb * esize), fn);
   if (st == AG_OK)
     st = ag__prefix(ag_array_to_host(r.count, got + nb * esize, nb * esize), fn);
-  if (st == AG_OK)
-    st = ag__prefix(ag_array_to_host(in->bin_of, bin_of, nb * sizeof *bin_of), fn);
   if (st == AG_OK) {
     /* Results are [nazim][nrad]; bin b is radial b / nazim, azimuthal b % nazim. */
     for (size_t w = 0; w < nb; w++) {
@@ -603,7 +601,7 @@ static ag_status walk_sums(const char *fn, ag_integrator *in) {
   }
   ag_integrate_result_free(&r);
   ag_array_free(zeros);
-  free(got), free(walk), free(bin_of);
+  free(got), free(walk);
   return st;
 }
 
