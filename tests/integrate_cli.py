@@ -267,6 +267,16 @@ def main(argv):
                 print("ok: an HDF5 dataset gives the .npy's outputs bit for bit")
         rc, _, err = run(tool, ["--poni", poni, "--npt", "50", h5 + ":/entry/missing", os.path.join(work, "c")])
         check(rc == 1 and "/entry/missing" in err, "HDF5: a missing dataset: exit %d: %s" % (rc, err.strip()))
+        # A dataspace of 2^62 frames (chunks never written take no room): refused when opened,
+        # naming the dataset, since its bytes cannot be addressed.
+        with h5py.File(h5, "a") as f:
+            f.create_dataset("/entry/huge", shape=(2**62, ny, nx), dtype=np.uint16, chunks=(1, ny, nx))
+        out = os.path.join(work, "huge")
+        rc, _, err = run(tool, ["--poni", poni, "--npt", "50", h5 + ":/entry/huge", out])
+        lines = err.strip().splitlines()
+        check(rc == 1 and len(lines) == 1 and "/entry/huge: 4611686018427387904 frames of 48 x 64 elements are too "
+              "large to address" in lines[0], "HDF5: 2^62 frames: exit %d: %r" % (rc, err))
+        check(not glob.glob(out + ".*"), "HDF5: 2^62 frames: left output behind")
         compressed_datasets(np, h5py, tool, poni, work, ny, nx)
 
     # Bad input: a non-zero exit, one line naming the problem, and no output at all.
