@@ -233,12 +233,18 @@ static bool open_hdf5(frame_source *s, const char *file, const char *dataset, ch
 
 /* HDF5's own words for its last failure: the description of the innermost error on this
    thread's error stack (where the failure was first seen), after ": ", or "" when there is
-   none. A successful HDF5 call clears the stack: take it before the next one. */
+   none; printable ASCII only, since it may quote the file (a filter's name). A successful
+   HDF5 call clears the stack: take it before the next one. */
 enum { HDF5_REASON_LEN = 160 };
 
 static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *reason) {
-  if (n == 0 && e->desc != NULL)
-    snprintf(reason, HDF5_REASON_LEN, ": %s", e->desc);
+  if (n != 0 || e->desc == NULL)
+    return 0;
+  char *r = reason;
+  snprintf(r, HDF5_REASON_LEN, ": %s", e->desc);
+  for (; *r != '\0'; r++)
+    if (*r < ' ' || *r > '~')
+      *r = '?';
   return 0;
 }
 
