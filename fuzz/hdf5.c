@@ -23,8 +23,13 @@ const char *__asan_default_options(void);
    handle frames.c forgets to close is caught by the open-object count below, and anything
    else it allocates through HDF5 (a dataspace, a type, a property list) by LeakSanitizer.
    Debian's libhdf5 has no frame pointers: the suppressions see its functions only when
-   allocations are traced with the slow unwinder. */
-const char *__asan_default_options(void) { return "fast_unwind_on_malloc=0"; }
+   allocations are traced with the slow unwinder. libhdf5 also allocates what a damaged
+   header claims (4 GB, for one) before it finds the file shorter, which takes AddressSanitizer
+   half a minute (the shadow of 4 GB) where plain malloc takes none, and handles an allocation
+   that fails: one past 1 GB returns NULL, as malloc may (the target's own take 64 MB). */
+const char *__asan_default_options(void) {
+  return "fast_unwind_on_malloc=0:allocator_may_return_null=1:max_allocation_size_mb=1024";
+}
 
 const char *__lsan_default_suppressions(void) {
   return "leak:H5Fopen\n"

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """fuzz/make_corpus.py - writes the fuzz targets' seed corpora (fuzz/corpus/<target>/), valid
-files and invalid ones, a few KB in all. The files are in the tree; this script says how they
-were made and makes them again (Debian's python3 with numpy and h5py, and the bitshuffle and
-hdf5-plugin-lzf packages for the compressed datasets).
+files and invalid ones, about 40 KB in all (an HDF5 file takes 2 to 5 KB). The files are in
+the tree; this script says how they were made and makes them again (Debian's python3 with
+numpy and h5py, and the bitshuffle and hdf5-plugin-lzf packages for the compressed datasets).
+Files it does not write, findings kept as regressions (docs/fuzzing.md), are left as they are.
 
 usage: make_corpus.py [CORPUS_DIR]   (default: corpus/ beside this script)
 """
