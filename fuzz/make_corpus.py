@@ -71,7 +71,7 @@ PONI_SEEDS = {
 
 
 def hdf5_seeds(np, h5py, folder):
-    """HDF5 files with a dataset /data (the target's), written with h5py; their bytes."""
+    """fuzz/hdf5_file.c's inputs: HDF5 files with a dataset /data, written with h5py."""
     rng = np.random.default_rng(3)
     stack = rng.poisson(2.0, size=(3, 4, 5)).astype(np.uint16)
     files = {
@@ -101,13 +101,34 @@ def hdf5_seeds(np, h5py, folder):
     return out
 
 
+def hdf5_descriptions():
+    """fuzz/hdf5.c's inputs: each byte a choice, in the order hdf5.c takes them (where, latest
+    format, rank, dimensions, type, storage, chunk, filters, batch, whether data is written),
+    then the data. Type indices: 0 u8, 1 u16, 2 >u2, 6 >i4, 8 >f4, 19 a compound."""
+    data = bytes(range(7, 250, 3))
+    return {
+        "u2_stack.bin": bytes([0, 0, 3, 3, 4, 5, 1, 0, 1, 1]) + data,
+        "f4be_frame_gzip_shuffle.bin": bytes([0, 1, 2, 4, 6, 8, 3, 1, 2, 2, 0, 4, 1, 0, 1]) + data,
+        "i4be_in_group_chunked.bin": bytes([1, 0, 3, 2, 3, 3, 6, 2, 0, 1, 2, 2, 3]) + data,
+        "u2_missing_bitshuffle.bin": bytes([0, 0, 3, 2, 3, 3, 1, 3, 0, 0, 0, 1, 3, 4, 0, 1]) + data,
+        "u2_2e62_frames.bin": bytes([0, 0, 3, 252, 4, 4, 1, 2, 0, 0, 0, 0, 0]),
+        "u1_2e20_frames.bin": bytes([0, 0, 3, 248, 3, 3, 0, 2, 0, 2, 2, 2, 0]),
+        "u1_soft_link_compact.bin": bytes([4, 0, 2, 5, 5, 0, 1, 0, 1]) + data,
+        "compound.bin": bytes([0, 0, 2, 3, 3, 19, 0, 0, 1]) + data,
+        "u2_4d.bin": bytes([0, 0, 4, 2, 2, 3, 3, 1, 0, 0, 1]) + data,
+        "group_at_data.bin": bytes([3, 0, 2, 3, 3, 1, 0, 0, 1]) + data,
+        "external_link.bin": bytes([6, 0, 2, 3, 3, 1, 0, 0, 1]) + data,
+    }
+
+
 def main(argv):
     import numpy as np
     import h5py
     corpus = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     seeds = {"npy": npy_seeds(np), "poni": {k: v.encode() for k, v in PONI_SEEDS.items()}}
-    os.makedirs(os.path.join(corpus, "hdf5"), exist_ok=True)
-    seeds["hdf5"] = hdf5_seeds(np, h5py, os.path.join(corpus, "hdf5"))
+    seeds["hdf5"] = hdf5_descriptions()
+    os.makedirs(os.path.join(corpus, "hdf5-file"), exist_ok=True)
+    seeds["hdf5-file"] = hdf5_seeds(np, h5py, os.path.join(corpus, "hdf5-file"))
     total = 0
     for target, files in seeds.items():
         folder = os.path.join(corpus, target)
