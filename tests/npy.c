@@ -457,6 +457,9 @@ bool npy_write_data(FILE *f, const char *path, npy_dtype dtype, size_t count, co
     return fail(err, errlen, "%s: dtype %d is not an npy_dtype", path, (int)dtype);
   if (count > 0 && data == NULL)
     return fail(err, errlen, "%s: data is NULL", path);
+  /* An empty array's data is NULL, which fwrite may not be given even for 0 elements. */
+  if (count == 0)
+    return true;
   size_t size = types[dtype].size;
   bool ok = true;
   if (host_is_little_endian() || size == 1) {
