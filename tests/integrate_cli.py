@@ -123,6 +123,7 @@ def compressed_datasets(np, h5py, tool, poni, work, ny, nx):
         check(not glob.glob(out + "-none.*"), "HDF5 %s without its plugin: left output behind" % name)
         if p.returncode == 1 and len(lines) == 1:
             print("ok: without its plugin: %s" % lines[0])
+    optional_filters(np, h5py, tool, poni, work, stack, want, empty)
     # A damaged chunk: frame 2's deflate stream overwritten.
     with h5py.File(h5, "r") as f:
         info = f["gzip"].id.get_chunk_info(2)
@@ -140,6 +141,48 @@ def compressed_datasets(np, h5py, tool, poni, work, ny, nx):
     check(not glob.glob(out + ".*"), "HDF5 damaged chunk: left output behind")
     if rc == 1 and len(lines) == 1:
         print("ok: a damaged chunk: %s" % lines[0])
+
+
+def optional_filters(np, h5py, tool, poni, work, stack, want, empty):
+    """An optional filter HDF5 cannot load that compressed no chunk is no reason to refuse the
+    dataset: one that declares filter 256 (the testing range: no plugin has it), stored without
+    it, gives the plain dataset's outputs bit for bit. One whose first chunk is stored as it
+    is (LZF could not shrink it) and whose later chunks are compressed opens without the LZF
+    plugin, and the first read that needs it fails naming the filter and the package."""
+    h5 = os.path.join(work, "optional.h5")
+    ny, nx = stack.shape[1:]
+    mixed = stack.copy()
+    mixed[0] = np.random.default_rng(5).integers(0, 65536, size=(ny, nx), dtype=np.uint16)  # incompressible
+    with h5py.File(h5, "w") as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((1, ny, nx))
+        dcpl.set_filter(256, h5py.h5z.FLAG_OPTIONAL)
+        space = h5py.h5s.create_simple(stack.shape)
+        d = h5py.h5d.create(f.id, b"declared", h5py.h5t.STD_U16LE, space, dcpl=dcpl)
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, stack)
+        f.create_dataset("mixed", data=mixed, chunks=(1, ny, nx), compression="lzf")
+        info = [f["mixed"].id.get_chunk_info(k).filter_mask for k in range(len(mixed))]
+    check(info[0] == 1 and info[1] == 0, "HDF5 mixed: chunk filter masks %s, not the first alone unfiltered" % info)
+    env = dict(os.environ, HDF5_PLUGIN_PATH=empty)
+    out = os.path.join(work, "declared")
+    p = subprocess.run([tool, "--poni", poni, "--npt", "50", "--batch", "3", h5 + ":/declared", out],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0, "HDF5 declared filter never applied: exit %d: %s" % (p.returncode, p.stderr.strip()))
+    if p.returncode == 0:
+        same = np.array_equal(np.load(out + ".intensity.npy"), want)
+        check(same, "HDF5 declared filter never applied: the intensity differs from the plain dataset's")
+        if same:
+            print("ok: a dataset declaring a missing optional filter it never applied is read bit for bit")
+    out = os.path.join(work, "mixed")
+    p = subprocess.run([tool, "--poni", poni, "--npt", "50", "--batch", "1", h5 + ":/mixed", out],
+                       capture_output=True, text=True, env=env)
+    lines = p.stderr.strip().splitlines()
+    words = ["frames 1 to 1 cannot be read: they need HDF5 filter 32000 (LZF)", "hdf5-plugin-lzf"]
+    check(p.returncode == 1 and len(lines) == 1 and all(w in lines[0] for w in words),
+          "HDF5 mixed without LZF: exit %d, stderr should be one line naming %s: %r" % (p.returncode, words, p.stderr))
+    check(not glob.glob(out + ".*"), "HDF5 mixed without LZF: left output behind")
+    if p.returncode == 1 and len(lines) == 1:
+        print("ok: chunks compressed after an uncompressed first one: %s" % lines[0])
 
 
 def main(argv):

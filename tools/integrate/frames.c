@@ -23,6 +23,9 @@ struct frame_source {
   size_t at;  /* bytes of data read so far */
 #ifdef AG_HAVE_HDF5
   hid_t file, dset, mem_type;
+  /* An optional filter HDF5 cannot load, which the first chunk was stored without: what a
+     read that fails says ("HDF5 filter 32001 (Blosc), which ..."); "" when there is none. */
+  char missing_filter[600];
 #endif
 };
 
@@ -120,9 +123,32 @@ static void plugin_path(char *out, size_t len) {
   out[used] = '\0';
 }
 
+/* Whether filter @p i of the dataset's pipeline compressed its first chunk. HDF5 stores a chunk
+   that an optional filter could not shrink (or could not run on, its plugin missing when the
+   file was written) without it, and says so in the chunk's filter mask; true when that cannot
+   be told, or there is no chunk yet. */
+static bool first_chunk_filtered(hid_t dset, int i) {
+  hsize_t chunks = 0, offset[H5S_MAX_RANK], size = 0;
+  unsigned mask = 0;
+  haddr_t addr;
+  /* HDF5 1.10 takes the dataset's dataspace here, not H5S_ALL. */
+  hid_t space = H5Dget_space(dset);
+  if (space < 0)
+    return true;
+  herr_t st = H5Dget_num_chunks(dset, space, &chunks);
+  if (st >= 0 && chunks > 0)
+    st = H5Dget_chunk_info(dset, space, 0, offset, &mask, &addr, &size);
+  H5Sclose(space);
+  if (st < 0)
+    return true;
+  return chunks > 0 && (mask & (1u << i)) == 0;
+}
+
 /* Refuses a dataset whose filter pipeline (compression) holds a filter this HDF5 cannot decode:
-   a missing plugin would otherwise fail at the first read, saying only which frames. Optional
-   filters too: a chunk they compressed cannot be read without them. */
+   a missing plugin would otherwise fail at the first read, saying only which frames. An
+   optional filter (as h5py marks every compression) is refused too when it compressed the
+   first chunk; one that did not, the file written where the plugin was missing, leaves the
+   chunks readable, and is named only if a read fails (s->missing_filter). */
 static bool check_filters(frame_source *s, char *err, size_t errlen) {
   hid_t dcpl = H5Dget_create_plist(s->dset);
   if (dcpl < 0)
@@ -156,23 +182,27 @@ static bool check_filters(frame_source *s, char *err, size_t errlen) {
           *c = '?';
       name = stored[0] != '\0' ? stored : "unnamed";
     }
+    char what[sizeof s->missing_filter];
     if (avail > 0) {
-      ok = fail(err, errlen, "%s: is compressed with HDF5 filter %d (%s), which this HDF5 can encode but not decode",
-                s->name, (int)id, name);
+      snprintf(what, sizeof what, "HDF5 filter %d (%s), which this HDF5 can encode but not decode", (int)id, name);
     } else {
-      char path[512];
+      char path[400];
       plugin_path(path, sizeof path);
       if (package != NULL)
-        ok = fail(err, errlen,
-                  "%s: is compressed with HDF5 filter %d (%s), which HDF5 cannot load: install Debian's package %s "
-                  "(HDF5 looks for filter plugins in %s)",
-                  s->name, (int)id, name, package, path);
+        snprintf(what, sizeof what,
+                 "HDF5 filter %d (%s), which HDF5 cannot load: install Debian's package %s (HDF5 looks for "
+                 "filter plugins in %s)",
+                 (int)id, name, package, path);
       else
-        ok = fail(err, errlen,
-                  "%s: is compressed with HDF5 filter %d (%s), which HDF5 cannot load: install its plugin "
-                  "(HDF5 looks for filter plugins in %s)",
-                  s->name, (int)id, name, path);
+        snprintf(what, sizeof what,
+                 "HDF5 filter %d (%s), which HDF5 cannot load: install its plugin (HDF5 looks for filter plugins "
+                 "in %s)",
+                 (int)id, name, path);
     }
+    if ((flags & H5Z_FLAG_OPTIONAL) == 0 || first_chunk_filtered(s->dset, i))
+      ok = fail(err, errlen, "%s: is compressed with %s", s->name, what);
+    else if (s->missing_filter[0] == '\0')
+      memcpy(s->missing_filter, what, sizeof what);
   }
   H5Pclose(dcpl);
   return ok;
@@ -278,7 +308,12 @@ done:
     H5Sclose(mem);
   if (space >= 0)
     H5Sclose(space);
-  return ok ? true : fail(err, errlen, "%s: frames %zu to %zu cannot be read%s", s->name, first, first + count - 1, why);
+  if (ok)
+    return true;
+  if (s->missing_filter[0] != '\0')
+    return fail(err, errlen, "%s: frames %zu to %zu cannot be read: they need %s", s->name, first, first + count - 1,
+                s->missing_filter);
+  return fail(err, errlen, "%s: frames %zu to %zu cannot be read%s", s->name, first, first + count - 1, why);
 }
 #endif
 
