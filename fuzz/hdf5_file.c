@@ -1,6 +1,6 @@
 /* fuzz/hdf5_file.c — anygpu-integrate's HDF5 frame reading (tools/integrate/frames.c) on any
    bytes written as a file, its dataset /data: this mostly fuzzes libhdf5's own decoding of a
-   damaged file, which crashes Debian's libhdf5 1.10 within seconds (docs/fuzzing.md), so it is
+   damaged file, which can crash Debian's libhdf5 1.10 itself (docs/fuzzing.md), so it is
    run over its corpus but not fuzzed in CI; fuzz/hdf5.c fuzzes the datasets frames.c reads. */
 #include <stdint.h>
 #include <stdio.h>
