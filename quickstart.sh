@@ -21,7 +21,9 @@ esac
 # for the tests; numpy, the peer anygpu-bench measures against; pyFAI and scikit-image, the
 # references the diffraction layer is compared with (scikit-image's TV denoiser also with
 # TVL2); scikit-learn, whose Lasso the BPDN solver is compared with; HDF5, which
-# anygpu-integrate reads (and h5py, with which its test writes an HDF5 file); pyopencl, for
+# anygpu-integrate reads (and h5py, with which its test writes an HDF5 file), and the HDF5 filter
+# plugins of detector files, which Debian's libhdf5 finds by itself (bitshuffle for bitshuffle/LZ4,
+# hdf5-filter-plugin for LZ4 and bzip2, hdf5-plugin-lzf for LZF; docs/anygpu-integrate.md); pyopencl, for
 # pyFAI's OpenCL integrator, the peer of anygpu-bench's azint rows on OpenCL devices; PyTorch
 # (CPU), the reference for the learning layer's gradients and optimisers and its rows' peer;
 # Open MPI, for examples/mpi_integrate and its test under mpirun (the library does not link it);
@@ -29,6 +31,7 @@ esac
 # against the installed library; DLPack's header, for ag_array_to_dlpack / ag_array_from_dlpack.
 # pytest, which runs the Python package's tests (python/, tests/python/).
 packages="gcc libc6-dev meson ninja-build pkg-config cmake python3 python3-numpy python3-pytest python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl python3-torch libhdf5-dev
+bitshuffle hdf5-filter-plugin hdf5-plugin-lzf
 libopenblas-dev libfftw3-dev libdlpack-dev
 ocl-icd-opencl-dev opencl-c-headers libclblast-dev libclfft-dev libvkfft-dev pocl-opencl-icd
 mesa-opencl-icd clinfo check libsubunit-dev oclgrind

@@ -2,7 +2,8 @@
 """tests/integrate_cli.py - anygpu-integrate run as a user runs it, on the host and on every
 OpenCL device anygpu-info lists: its outputs against pyFAI 0.21.3's integrate1d_ng and
 integrate2d_ng (method bbox/no/full, csr, cython) on the same frames, .npy and HDF5 inputs giving the
-same outputs, and bad input refused with one line and no output left behind.
+same outputs (LZF, bitshuffle/LZ4 and LZ4 datasets too, and a refusal naming the filter's
+package without its plugin), and bad input refused with one line and no output left behind.
 
 usage: integrate_cli.py ANYGPU_INTEGRATE ANYGPU_INFO WORKDIR
 Exit status 0 when every check passes, 1 on a failure (each printed), 77 (skipped, with the
@@ -12,6 +13,8 @@ check says it was skipped.
 import glob
 import os
 import re
+import shutil
+import struct
 import subprocess
 import sys
 
@@ -62,6 +65,126 @@ def devices(info):
     return specs
 
 
+# The compressions of detector files, each through the HDF5 filter plugin a Debian package
+# brings (docs/anygpu-integrate.md): (dataset, h5py's arguments, filter id, filter name, package).
+COMPRESSIONS = [
+    ("lzf", {"compression": "lzf"}, 32000, "LZF", "hdf5-plugin-lzf"),
+    ("bitshuffle_lz4", {"compression": 32008, "compression_opts": (0, 2)}, 32008, "bitshuffle", "bitshuffle"),
+    ("lz4", {"compression": 32004}, 32004, "LZ4", "hdf5-filter-plugin"),
+]
+
+
+def compressed_datasets(np, h5py, tool, poni, work, ny, nx):
+    """Compressed datasets give the uncompressed one's outputs bit for bit; without their
+    plugin (HDF5_PLUGIN_PATH naming an empty folder) each is refused when opened, with a
+    message naming the filter and its package; a damaged chunk is refused naming the frames and
+    HDF5's reason."""
+    # Detector counts: small and compressible, so that every chunk is stored compressed (h5py
+    # marks these filters optional, and a chunk they cannot shrink is stored as it is).
+    stack = np.random.default_rng(11).poisson(3.0, size=(4, ny, nx)).astype(np.uint16)
+    h5 = os.path.join(work, "compressed.h5")
+    with h5py.File(h5, "w") as f:
+        f.create_dataset("plain", data=stack)
+        for name, kwargs, _, _, package in COMPRESSIONS:
+            try:
+                d = f.create_dataset(name, data=stack, chunks=(1, ny, nx), **kwargs)
+            except (ValueError, OSError) as e:
+                check(False, "HDF5 %s: h5py cannot write it (is Debian's %s installed?): %s" % (name, package, e))
+                continue
+            check(d.id.get_storage_size() < stack.nbytes,
+                  "HDF5 %s: stored in %d bytes, not compressed" % (name, d.id.get_storage_size()))
+        f.create_dataset("gzip", data=stack, chunks=(1, ny, nx), compression="gzip")
+    plain = os.path.join(work, "plain")
+    rc, _, err = run(tool, ["--poni", poni, "--npt", "50", "--batch", "3", h5 + ":/plain", plain])
+    check(rc == 0, "HDF5 plain: exit %d: %s" % (rc, err.strip()))
+    if rc != 0:
+        return
+    want = np.load(plain + ".intensity.npy")
+    empty = os.path.join(work, "no-plugins")
+    os.makedirs(empty, exist_ok=True)
+    for name, _, fid, fname, package in COMPRESSIONS:
+        out = os.path.join(work, name)
+        rc, _, err = run(tool, ["--poni", poni, "--npt", "50", "--batch", "3", h5 + ":/" + name, out])
+        check(rc == 0, "HDF5 %s: exit %d: %s" % (name, rc, err.strip()))
+        if rc == 0:
+            same = np.array_equal(np.load(out + ".intensity.npy"), want)
+            check(same, "HDF5 %s: the intensity differs from the uncompressed dataset's" % name)
+            if same:
+                print("ok: an HDF5 dataset compressed with %s gives the uncompressed one's outputs bit for bit" % fname)
+        # Without the plugin: refused at open, before any output, naming filter and package.
+        env = dict(os.environ, HDF5_PLUGIN_PATH=empty)
+        p = subprocess.run([tool, "--poni", poni, "--npt", "50", h5 + ":/" + name, out + "-none"],
+                           capture_output=True, text=True, env=env)
+        lines = p.stderr.strip().splitlines()
+        words = ["filter %d (%s)" % (fid, fname), "install Debian's package %s" % package, empty]
+        check(p.returncode == 1 and len(lines) == 1 and all(w in lines[0] for w in words),
+              "HDF5 %s without its plugin: exit %d, stderr should be one line naming %s: %r" %
+              (name, p.returncode, words, p.stderr))
+        check(not glob.glob(out + "-none.*"), "HDF5 %s without its plugin: left output behind" % name)
+        if p.returncode == 1 and len(lines) == 1:
+            print("ok: without its plugin: %s" % lines[0])
+    optional_filters(np, h5py, tool, poni, work, stack, want, empty)
+    # A damaged chunk: frame 2's deflate stream overwritten.
+    with h5py.File(h5, "r") as f:
+        info = f["gzip"].id.get_chunk_info(2)
+    raw = bytearray(open(h5, "rb").read())
+    for k in range(info.byte_offset + 2, info.byte_offset + info.size):
+        raw[k] ^= 0x5A
+    bad = os.path.join(work, "damaged.h5")
+    with open(bad, "wb") as f:
+        f.write(raw)
+    out = os.path.join(work, "damaged-out")
+    rc, _, err = run(tool, ["--poni", poni, "--npt", "50", "--batch", "1", bad + ":/gzip", out])
+    lines = err.strip().splitlines()
+    check(rc == 1 and len(lines) == 1 and "frames 2 to 2 cannot be read: " in lines[0] and "inflate" in lines[0],
+          "HDF5 damaged chunk: exit %d, stderr should be one line naming frame 2 and HDF5's reason: %r" % (rc, err))
+    check(not glob.glob(out + ".*"), "HDF5 damaged chunk: left output behind")
+    if rc == 1 and len(lines) == 1:
+        print("ok: a damaged chunk: %s" % lines[0])
+
+
+def optional_filters(np, h5py, tool, poni, work, stack, want, empty):
+    """An optional filter HDF5 cannot load that compressed no chunk is no reason to refuse the
+    dataset: one that declares filter 256 (the testing range: no plugin has it), stored without
+    it, gives the plain dataset's outputs bit for bit. One whose first chunk is stored as it
+    is (LZF could not shrink it) and whose later chunks are compressed opens without the LZF
+    plugin, and the first read that needs it fails naming the filter and the package."""
+    h5 = os.path.join(work, "optional.h5")
+    ny, nx = stack.shape[1:]
+    mixed = stack.copy()
+    mixed[0] = np.random.default_rng(5).integers(0, 65536, size=(ny, nx), dtype=np.uint16)  # incompressible
+    with h5py.File(h5, "w") as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_chunk((1, ny, nx))
+        dcpl.set_filter(256, h5py.h5z.FLAG_OPTIONAL)
+        space = h5py.h5s.create_simple(stack.shape)
+        d = h5py.h5d.create(f.id, b"declared", h5py.h5t.STD_U16LE, space, dcpl=dcpl)
+        d.write(h5py.h5s.ALL, h5py.h5s.ALL, stack)
+        f.create_dataset("mixed", data=mixed, chunks=(1, ny, nx), compression="lzf")
+        info = [f["mixed"].id.get_chunk_info(k).filter_mask for k in range(len(mixed))]
+    check(info[0] == 1 and info[1] == 0, "HDF5 mixed: chunk filter masks %s, not the first alone unfiltered" % info)
+    env = dict(os.environ, HDF5_PLUGIN_PATH=empty)
+    out = os.path.join(work, "declared")
+    p = subprocess.run([tool, "--poni", poni, "--npt", "50", "--batch", "3", h5 + ":/declared", out],
+                       capture_output=True, text=True, env=env)
+    check(p.returncode == 0, "HDF5 declared filter never applied: exit %d: %s" % (p.returncode, p.stderr.strip()))
+    if p.returncode == 0:
+        same = np.array_equal(np.load(out + ".intensity.npy"), want)
+        check(same, "HDF5 declared filter never applied: the intensity differs from the plain dataset's")
+        if same:
+            print("ok: a dataset declaring a missing optional filter it never applied is read bit for bit")
+    out = os.path.join(work, "mixed")
+    p = subprocess.run([tool, "--poni", poni, "--npt", "50", "--batch", "1", h5 + ":/mixed", out],
+                       capture_output=True, text=True, env=env)
+    lines = p.stderr.strip().splitlines()
+    words = ["frames 1 to 1 cannot be read: they need HDF5 filter 32000 (LZF)", "hdf5-plugin-lzf"]
+    check(p.returncode == 1 and len(lines) == 1 and all(w in lines[0] for w in words),
+          "HDF5 mixed without LZF: exit %d, stderr should be one line naming %s: %r" % (p.returncode, words, p.stderr))
+    check(not glob.glob(out + ".*"), "HDF5 mixed without LZF: left output behind")
+    if p.returncode == 1 and len(lines) == 1:
+        print("ok: chunks compressed after an uncompressed first one: %s" % lines[0])
+
+
 def main(argv):
     if len(argv) != 4:
         sys.stderr.write(__doc__)
@@ -79,7 +202,10 @@ def main(argv):
     clear_full_split_buffer()  # pyFAI's 2-D full splitting made deterministic
     os.makedirs(work, exist_ok=True)
     for f in glob.glob(os.path.join(work, "*")):
-        os.remove(f)
+        if os.path.isdir(f):
+            shutil.rmtree(f)
+        else:
+            os.remove(f)
 
     ny, nx = 48, 64
     poni = os.path.join(work, "det.poni")
@@ -184,6 +310,17 @@ def main(argv):
                 print("ok: an HDF5 dataset gives the .npy's outputs bit for bit")
         rc, _, err = run(tool, ["--poni", poni, "--npt", "50", h5 + ":/entry/missing", os.path.join(work, "c")])
         check(rc == 1 and "/entry/missing" in err, "HDF5: a missing dataset: exit %d: %s" % (rc, err.strip()))
+        # A dataspace of 2^62 frames (chunks never written take no room): refused when opened,
+        # naming the dataset, since its bytes cannot be addressed.
+        with h5py.File(h5, "a") as f:
+            f.create_dataset("/entry/huge", shape=(2**62, ny, nx), dtype=np.uint16, chunks=(1, ny, nx))
+        out = os.path.join(work, "huge")
+        rc, _, err = run(tool, ["--poni", poni, "--npt", "50", h5 + ":/entry/huge", out])
+        lines = err.strip().splitlines()
+        check(rc == 1 and len(lines) == 1 and "/entry/huge: 4611686018427387904 frames of 48 x 64 elements are too "
+              "large to address" in lines[0], "HDF5: 2^62 frames: exit %d: %r" % (rc, err))
+        check(not glob.glob(out + ".*"), "HDF5: 2^62 frames: left output behind")
+        compressed_datasets(np, h5py, tool, poni, work, ny, nx)
 
     # Bad input: a non-zero exit, one line naming the problem, and no output at all.
     with open(os.path.join(work, "bad.poni"), "w") as f:
@@ -194,7 +331,13 @@ def main(argv):
     raw = open(os.path.join(work, "stack.npy"), "rb").read()
     with open(os.path.join(work, "cut.npy"), "wb") as f:
         f.write(raw[:len(raw) - 100])
+    # A header naming 'shape' twice: numpy reads the last, (64, 48); the reader refuses it.
+    header = ("{'descr': '<u2', 'fortran_order': False, 'shape': (%d, %d), 'shape': (%d, %d), }" %
+              (ny, nx, nx, ny)).ljust(118) + "\n"
+    with open(os.path.join(work, "twice.npy"), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + stack[0].tobytes())
     bad = [
+        ("a .npy naming shape twice", ["--poni", poni, "--npt", "10", "twice.npy"], 1, "'shape' twice"),
         ("a missing PONI", ["--poni", os.path.join(work, "none.poni"), "--npt", "10", "stack.npy"], 1, "none.poni"),
         ("a PONI without Distance", ["--poni", os.path.join(work, "bad.poni"), "--npt", "10", "stack.npy"], 1,
          "Distance"),
@@ -217,6 +360,8 @@ def main(argv):
               "%s: stderr should be one line naming %r: %r" % (name, word, err))
         left = glob.glob(out + ".*")
         check(not left, "%s: left %s behind" % (name, left))
+        for f in left:  # so that the next case's check is its own
+            os.remove(f)
         if rc == want_rc and len(lines) == 1 and not left:
             print("ok: %s refused: %s" % (name, lines[0]))
 

@@ -1,6 +1,7 @@
 /* tests/npy.h — numpy's .npy files, read and written: little-endian f4, f8, u1, u2, u4 and i4
-   arrays in C order, format versions 1.0 and 2.0 (3.0 read as 2.0). Self-contained (C11 and
-   libc only), for tests and tools that exchange arrays with numpy.
+   arrays in C order, format versions 1.0, 2.0 and 3.0 (written as 1.0, or 2.0 for a header
+   past 64 KiB). Self-contained (C11 and libc only), for tests and tools that exchange arrays
+   with numpy.
 
    Errors are returned, never raised: each fallible function returns false and writes why into
    @p err (at most @p errlen bytes, NUL-terminated; err may be NULL), naming the file.
@@ -38,7 +39,9 @@ size_t npy_dtype_size(npy_dtype t);
 const char *npy_dtype_descr(npy_dtype t);
 
 /** Reads @p path into @p out (zeroed first). Refuses other dtypes, big-endian data, Fortran
-    order, more than NPY_MAX_DIMS dimensions, and a file whose data is not exactly the shape's. */
+    order, more than NPY_MAX_DIMS dimensions, and a file whose data is not exactly the shape's.
+    The header is read as numpy reads it or refused (npy.c says what is accepted): a header
+    naming a key twice, which numpy takes the last of, is refused naming the key. */
 bool npy_read(const char *path, npy_array *out, char *err, size_t errlen);
 
 /** Opens @p path and reads its header into @p meta (whose data stays NULL), leaving @p *file
@@ -46,6 +49,16 @@ bool npy_read(const char *path, npy_array *out, char *err, size_t errlen);
     npy_read refuses, and a regular file whose size is not exactly the header's plus the
     shape's data (cut short, or with more). */
 bool npy_open(const char *path, npy_array *meta, FILE **file, char *err, size_t errlen);
+
+/** npy_open on a stream opened by the caller (a file, or memory through fmemopen), at the
+    file's start: reads the header into @p meta and leaves @p f at the first data byte. @p name
+    names the stream in messages. The size check applies when @p f is a regular file. The
+    caller keeps and closes @p f. */
+bool npy_read_header(FILE *f, const char *name, npy_array *meta, char *err, size_t errlen);
+
+/** npy_read on a stream opened by the caller, at the file's start: the data must end where
+    the stream does. The caller keeps and closes @p f. */
+bool npy_read_stream(FILE *f, const char *name, npy_array *out, char *err, size_t errlen);
 
 /** Writes the header of an array of @p shape to @p f, for data written after it in pieces
     with npy_write_data (C order, count = product(shape) elements in all). @p path names the

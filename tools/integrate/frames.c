@@ -23,6 +23,9 @@ struct frame_source {
   size_t at;  /* bytes of data read so far */
 #ifdef AG_HAVE_HDF5
   hid_t file, dset, mem_type;
+  /* An optional filter HDF5 cannot load, which the first chunk was stored without: what a
+     read that fails says ("HDF5 filter 32001 (Blosc), which ..."); "" when there is none. */
+  char missing_filter[600];
 #endif
 };
 
@@ -87,6 +90,139 @@ static bool hdf5_type(hid_t t, npy_dtype *dt, hid_t *mem) {
   return false;
 }
 
+/* Debian's packages of the HDF5 filter plugins that detector files use, by filter id (the
+   HDF Group's registry of filter ids): the message for a missing filter names the package that
+   brings it. Debian's libhdf5 looks in its own plugin folder without HDF5_PLUGIN_PATH. */
+static const struct {
+  H5Z_filter_t id;
+  const char *name, *package;
+} known_filters[] = {
+    {307, "bzip2", "hdf5-filter-plugin"},
+    {32000, "LZF", "hdf5-plugin-lzf"},
+    {32001, "Blosc", "hdf5-filter-plugin-blosc-serial"},
+    {32004, "LZ4", "hdf5-filter-plugin"},
+    {32008, "bitshuffle", "bitshuffle"},
+    {32013, "zfp", "hdf5-filter-plugin-zfp-serial"},
+};
+
+/* Up to @p len bytes of HDF5's plugin search path, folders separated by ':'. */
+static void plugin_path(char *out, size_t len) {
+  size_t used = 0;
+  unsigned n = 0;
+  out[0] = '\0';
+  if (H5PLsize(&n) < 0)
+    return;
+  for (unsigned i = 0; i < n && used + 2 < len; i++) {
+    if (i > 0)
+      out[used++] = ':';
+    ssize_t got = H5PLget(i, out + used, len - used);
+    if (got < 0)
+      break;
+    used += (size_t)got < len - used ? (size_t)got : len - used - 1;
+  }
+  out[used] = '\0';
+}
+
+/* Whether filter @p i of the dataset's pipeline compressed its first chunk. HDF5 stores a chunk
+   that an optional filter could not shrink (or could not run on, its plugin missing when the
+   file was written) without it, and says so in the chunk's filter mask; true when that cannot
+   be told, or there is no chunk yet. */
+static bool first_chunk_filtered(hid_t dset, int i) {
+  hsize_t chunks = 0, offset[H5S_MAX_RANK], size = 0;
+  unsigned mask = 0;
+  haddr_t addr;
+  /* HDF5 1.10 takes the dataset's dataspace here, not H5S_ALL. */
+  hid_t space = H5Dget_space(dset);
+  if (space < 0)
+    return true;
+  herr_t st = H5Dget_num_chunks(dset, space, &chunks);
+  if (st >= 0 && chunks > 0)
+    st = H5Dget_chunk_info(dset, space, 0, offset, &mask, &addr, &size);
+  H5Sclose(space);
+  if (st < 0)
+    return true;
+  return chunks > 0 && (mask & (1u << i)) == 0;
+}
+
+/* Refuses a dataset whose filter pipeline (compression) holds a filter this HDF5 cannot decode:
+   a missing plugin would otherwise fail at the first read, saying only which frames. An
+   optional filter (as h5py marks every compression) is refused too when it compressed the
+   first chunk; one that did not, the file written where the plugin was missing, leaves the
+   chunks readable, and is named only if a read fails (s->missing_filter). */
+static bool check_filters(frame_source *s, char *err, size_t errlen) {
+  hid_t dcpl = H5Dget_create_plist(s->dset);
+  if (dcpl < 0)
+    return fail(err, errlen, "%s: its creation properties (compression) cannot be read", s->name);
+  int n = H5Pget_nfilters(dcpl);
+  bool ok = n >= 0 ? true : fail(err, errlen, "%s: its filters (compression) cannot be read", s->name);
+  for (int i = 0; ok && i < n; i++) {
+    unsigned flags = 0, config = 0;
+    size_t nvalues = 0;
+    char stored[80] = "";
+    H5Z_filter_t id = H5Pget_filter2(dcpl, (unsigned)i, &flags, &nvalues, NULL, sizeof stored, stored, &config);
+    if (id < 0) {
+      ok = fail(err, errlen, "%s: its filter %d (compression) cannot be read", s->name, i);
+      break;
+    }
+    /* H5Zfilter_avail loads the filter's plugin when it is not registered yet. */
+    htri_t avail = H5Zfilter_avail(id);
+    unsigned info = 0;
+    if (avail > 0 && H5Zget_filter_info(id, &info) >= 0 && (info & H5Z_FILTER_CONFIG_DECODE_ENABLED) != 0)
+      continue;
+    const char *name = NULL, *package = NULL;
+    for (size_t k = 0; k < sizeof known_filters / sizeof known_filters[0]; k++)
+      if (known_filters[k].id == id) {
+        name = known_filters[k].name;
+        package = known_filters[k].package;
+      }
+    if (name == NULL) {
+      /* The name the writer stored, printable ASCII only: it came from the file. */
+      for (char *c = stored; *c != '\0'; c++)
+        if (*c < ' ' || *c > '~')
+          *c = '?';
+      name = stored[0] != '\0' ? stored : "unnamed";
+    }
+    char what[sizeof s->missing_filter];
+    if (avail > 0) {
+      snprintf(what, sizeof what, "HDF5 filter %d (%s), which this HDF5 can encode but not decode", (int)id, name);
+    } else {
+      char path[400];
+      plugin_path(path, sizeof path);
+      if (package != NULL)
+        snprintf(what, sizeof what,
+                 "HDF5 filter %d (%s), which HDF5 cannot load: install Debian's package %s (HDF5 looks for "
+                 "filter plugins in %s)",
+                 (int)id, name, package, path);
+      else
+        snprintf(what, sizeof what,
+                 "HDF5 filter %d (%s), which HDF5 cannot load: install its plugin (HDF5 looks for filter plugins "
+                 "in %s)",
+                 (int)id, name, path);
+    }
+    if ((flags & H5Z_FLAG_OPTIONAL) == 0 || first_chunk_filtered(s->dset, i))
+      ok = fail(err, errlen, "%s: is compressed with %s", s->name, what);
+    else if (s->missing_filter[0] == '\0')
+      memcpy(s->missing_filter, what, sizeof what);
+  }
+  H5Pclose(dcpl);
+  return ok;
+}
+
+/* Refuses a dataset whose bytes do not fit in a size_t, as the .npy reader does: HDF5 stores a
+   dataspace of any size (chunks never written take no room), and a batch of frames is sized
+   as count * ny * nx * element size. */
+static bool check_bytes(const frame_source *s, char *err, size_t errlen) {
+  size_t bytes = npy_dtype_size(s->dtype);
+  const size_t dims[3] = {s->ny, s->nx, s->n};
+  for (int d = 0; d < 3; d++) {
+    if (dims[d] != 0 && bytes > SIZE_MAX / dims[d])
+      return fail(err, errlen, "%s: %zu frames of %zu x %zu elements are too large to address", s->name, s->n, s->ny,
+                  s->nx);
+    bytes *= dims[d];
+  }
+  return true;
+}
+
 static bool open_hdf5(frame_source *s, const char *file, const char *dataset, char *err, size_t errlen) {
   s->file = s->dset = H5I_INVALID_HID;
   /* HDF5 prints a trace of every failure on stderr by default; the messages here say it. */
@@ -100,6 +236,8 @@ static bool open_hdf5(frame_source *s, const char *file, const char *dataset, ch
     return fail(err, errlen, "%s: cannot be opened as an HDF5 file", file);
   if (H5Lexists(s->file, dataset, H5P_DEFAULT) <= 0 || (s->dset = H5Dopen2(s->file, dataset, H5P_DEFAULT)) < 0)
     return fail(err, errlen, "%s: has no dataset %s", file, dataset);
+  if (!check_filters(s, err, errlen))
+    return false;
   hid_t type = H5Dget_type(s->dset), space = H5Dget_space(s->dset);
   bool ok = type >= 0 && space >= 0;
   if (ok && !hdf5_type(type, &s->dtype, &s->mem_type))
@@ -114,6 +252,8 @@ static bool open_hdf5(frame_source *s, const char *file, const char *dataset, ch
     size_t shape[3] = {(size_t)dims[0], (size_t)dims[1], (size_t)dims[2]};
     ok = take_shape(s, ndim, shape, err, errlen);
   }
+  if (ok)
+    ok = check_bytes(s, err, errlen);
   if (type >= 0)
     H5Tclose(type);
   if (space >= 0)
@@ -121,8 +261,29 @@ static bool open_hdf5(frame_source *s, const char *file, const char *dataset, ch
   return ok;
 }
 
+/* HDF5's own words for its last failure: the description of the innermost error on this
+   thread's error stack (where the failure was first seen), after ": ", or "" when there is
+   none; printable ASCII only, since it may quote the file (a filter's name). A successful
+   HDF5 call clears the stack: take it before the next one. */
+enum { HDF5_REASON_LEN = 160 };
+
+static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *reason) {
+  if (n != 0 || e->desc == NULL)
+    return 0;
+  char *r = reason;
+  snprintf(r, HDF5_REASON_LEN, ": %s", e->desc);
+  for (; *r != '\0'; r++)
+    if (*r < ' ' || *r > '~')
+      *r = '?';
+  return 0;
+}
+
 static bool read_hdf5(frame_source *s, size_t first, size_t count, void *dst, char *err, size_t errlen) {
-  hid_t space = H5Dget_space(s->dset);
+  char why[HDF5_REASON_LEN] = "";
+  hid_t mem = H5I_INVALID_HID, space = H5Dget_space(s->dset);
+  bool ok = false;
+  if (space < 0)
+    goto done;
   int ndim = H5Sget_simple_extent_ndims(space);
   hsize_t start[3] = {first, 0, 0}, cnt[3] = {count, s->ny, s->nx};
   if (ndim == 2) {
@@ -130,14 +291,29 @@ static bool read_hdf5(frame_source *s, size_t first, size_t count, void *dst, ch
     cnt[0] = s->ny;
     cnt[1] = s->nx;
   }
-  hid_t mem = H5Screate_simple(ndim, cnt, NULL);
-  bool ok = space >= 0 && mem >= 0 && H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
-            H5Dread(s->dset, s->mem_type, mem, space, H5P_DEFAULT, dst) >= 0;
+  mem = H5Screate_simple(ndim, cnt, NULL);
+  if (mem < 0)
+    goto done;
+  herr_t st = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
+  if (st < 0)
+    goto done;
+  st = H5Dread(s->dset, s->mem_type, mem, space, H5P_DEFAULT, dst);
+  if (st < 0)
+    goto done;
+  ok = true;
+done:
+  if (!ok)
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, take_innermost, why);
   if (mem >= 0)
     H5Sclose(mem);
   if (space >= 0)
     H5Sclose(space);
-  return ok ? true : fail(err, errlen, "%s: frames %zu to %zu cannot be read", s->name, first, first + count - 1);
+  if (ok)
+    return true;
+  if (s->missing_filter[0] != '\0')
+    return fail(err, errlen, "%s: frames %zu to %zu cannot be read: they need %s", s->name, first, first + count - 1,
+                s->missing_filter);
+  return fail(err, errlen, "%s: frames %zu to %zu cannot be read%s", s->name, first, first + count - 1, why);
 }
 #endif
 

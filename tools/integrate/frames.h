@@ -19,7 +19,8 @@ typedef struct frame_source frame_source;
     first ":/" is the file). */
 bool frames_open(const char *spec, frame_source **out, char *err, size_t errlen);
 
-/** The element type, the number of frames (1 for a 2-D array) and each frame's shape. */
+/** The element type, the number of frames (1 for a 2-D array) and each frame's shape; the
+    bytes of all the frames (n * ny * nx * element size) fit in a size_t. */
 void frames_info(const frame_source *s, npy_dtype *dtype, size_t *n, size_t *ny, size_t *nx);
 
 /** Whether the source is a stack [n, ny, nx] (3-D, even of one frame) rather than one frame. */
