@@ -175,7 +175,9 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
   const ag__backend *be = dev->be;
   char dir[1024];
   cache_dir(dir, sizeof dir);
-  bool cached = be->program_binary != NULL && dir[0] != '\0';
+  /* A driver that keeps its own cache, and would compile every kernel to hand over a binary,
+     is left to it (ag__device_traits.driver_caches_programs). */
+  bool cached = be->program_binary != NULL && !dev->traits.driver_caches_programs && dir[0] != '\0';
   char *key = NULL;
   char path[1200];
   if (cached && (key = make_key(dev, source, options)) != NULL) {
@@ -204,8 +206,9 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
   clock_gettime(CLOCK_MONOTONIC, &t0);
   ag_status st = be->program_build(dev->bdev, desc, source, options, out, &log);
   if (st == AG_OK)
-    ag__log(AG__LOG_DEBUG, "kernel cache: %s: built a program (build options \"%s\") in %.0f ms", dev->info.spec,
-            options ? options : "", ms_since(&t0));
+    ag__log(AG__LOG_DEBUG, "kernel cache: %s: built a program (build options \"%s\") in %.0f ms%s", dev->info.spec,
+            options ? options : "", ms_since(&t0),
+            dev->traits.driver_caches_programs ? ", kept by the driver's own cache" : "");
   if (st == AG_ERR_BUILD) {
     /* The options are named: some compilers reject a bad one without saying which. */
     ag__error(AG_ERR_BUILD, "the %s compiler for %s rejected the program (build options \"%s\"):\n%s", be->name,
