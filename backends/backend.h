@@ -23,7 +23,7 @@
 #include "anygpu.h"
 
 /* Bumped whenever this table changes; a module built for another value is refused. */
-#define AG__BACKEND_ABI 10
+#define AG__BACKEND_ABI 11
 
 /* Opaque handles, each defined by the backend that makes them. */
 typedef struct ag__bdevice ag__bdevice; /* one device, from device_open */
@@ -216,6 +216,10 @@ typedef struct ag__device_traits {
   /* Array copies (ag_copy) run the built-in copy kernel rather than mem_copy, which on this
      device is slower than a kernel on every core. */
   bool copy_kernel;
+  /* The driver keeps the programs it compiles between processes itself, and program_binary
+     costs more than that cache saves (pocl compiles every kernel of the program for it): the
+     core neither reads nor writes its own disk cache for this device. */
+  bool driver_caches_programs;
 } ag__device_traits;
 
 typedef struct ag__backend {

@@ -1,6 +1,7 @@
 /* src/builtin.c - the built-in kernels of each device, built on first use and kept. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -74,7 +75,16 @@ ag_status ag__builtin_kernel_get(ag_device *dev, ag__family family, int variant,
   pthread_mutex_lock(&dev->lock);
   if (!slot->tried) {
     slot->tried = true;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     slot->status = build_family(dev, family, v, slot);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* What a first use costs, family by family (ANYGPU_LOG=debug): docs/performance.md. */
+    bool one_dtype = families[family].per_dtype && !dev->be->builtin_all_dtypes;
+    ag__log(AG__LOG_DEBUG, "built-in kernels \"%s\"%s%s on %s: %s in %.0f ms", families[family].name,
+            one_dtype ? " " : "", one_dtype ? ag_dtype_name((ag_dtype)v) : "", dev->info.spec,
+            slot->status == AG_OK ? "ready" : "failed",
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     if (slot->status != AG_OK)
       slot->message = strdup(ag_last_error());
   }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -162,12 +163,21 @@ void ag__cache_blob_write(const char *name, const char *key, const void *data, s
     ag__log(AG__LOG_DEBUG, "cache: wrote %s", path);
 }
 
+/* Milliseconds since @p t0 (CLOCK_MONOTONIC), for the debug log of what builds cost. */
+static double ms_since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, const char *source,
                                    const char *options, ag__bprogram **out) {
   const ag__backend *be = dev->be;
   char dir[1024];
   cache_dir(dir, sizeof dir);
-  bool cached = be->program_binary != NULL && dir[0] != '\0';
+  /* A driver that keeps its own cache, and would compile every kernel to hand over a binary,
+     is left to it (ag__device_traits.driver_caches_programs). */
+  bool cached = be->program_binary != NULL && !dev->traits.driver_caches_programs && dir[0] != '\0';
   char *key = NULL;
   char path[1200];
   if (cached && (key = make_key(dev, source, options)) != NULL) {
@@ -192,7 +202,13 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
   }
 
   char *log = NULL;
+  struct timespec t0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   ag_status st = be->program_build(dev->bdev, desc, source, options, out, &log);
+  if (st == AG_OK)
+    ag__log(AG__LOG_DEBUG, "kernel cache: %s: built a program (build options \"%s\") in %.0f ms%s", dev->info.spec,
+            options ? options : "", ms_since(&t0),
+            dev->traits.driver_caches_programs ? ", kept by the driver's own cache" : "");
   if (st == AG_ERR_BUILD) {
     /* The options are named: some compilers reject a bad one without saying which. */
     ag__error(AG_ERR_BUILD, "the %s compiler for %s rejected the program (build options \"%s\"):\n%s", be->name,
@@ -202,9 +218,13 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
   if (st == AG_OK && key != NULL) {
     void *bin = NULL;
     size_t size = 0;
-    if (make_dirs(dir) && be->program_binary(*out, &bin, &size) == AG_OK && size > 0)
-      write_entry("kernel cache", dir, path, key, bin, size);
-    else
+    struct timespec taken;
+    clock_gettime(CLOCK_MONOTONIC, &taken);
+    if (make_dirs(dir) && be->program_binary(*out, &bin, &size) == AG_OK && size > 0) {
+      if (write_entry("kernel cache", dir, path, key, bin, size))
+        ag__log(AG__LOG_DEBUG, "kernel cache: %s: wrote %s (%zu bytes, taken from the driver in %.0f ms)",
+                dev->info.spec, path, size, ms_since(&taken));
+    } else
       ag__log(AG__LOG_WARN, "kernel cache: %s: nothing cached in %s", dev->info.spec, dir);
     free(bin);
   }

@@ -667,7 +667,9 @@ static void cl_device_traits(ag__bdevice *dev, ag__device_traits *traits) {
   clGetDeviceInfo(dev->id, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   /* As device_open types it: a device that says it is a GPU too (Oclgrind's simulator) is one. */
   bool cpu = (type & CL_DEVICE_TYPE_GPU) == 0 && (type & CL_DEVICE_TYPE_CPU) != 0;
-  *traits = (ag__device_traits){.launch = cpu ? AG__LAUNCH_CHUNKS : AG__LAUNCH_GRID, .copy_kernel = cpu};
+  *traits = (ag__device_traits){.launch = cpu ? AG__LAUNCH_CHUNKS : AG__LAUNCH_GRID,
+                                .copy_kernel = cpu,
+                                .driver_caches_programs = (dev->quirks & AG__CLQ_BINARY_COMPILES_ALL) != 0};
 }
 
 static const ag__backend opencl_backend = {

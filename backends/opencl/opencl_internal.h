@@ -22,6 +22,7 @@ enum {
   AG__CLQ_NO_PROFILING = 1u << 3, /* command timestamps are placeholders: elapsed times refused */
   AG__CLQ_FINISH_MARKER = 1u << 4, /* clFinish does not wait after a marker: finish waits for one */
   AG__CLQ_FILL_2G = 1u << 5,      /* clEnqueueFillBuffer fails past byte 2^31: such fills written from the host */
+  AG__CLQ_BINARY_COMPILES_ALL = 1u << 6, /* a program's binary compiles all its kernels: the driver's own cache serves */
 };
 
 /* The quirks of a device, from its platform and device names and driver version; their
