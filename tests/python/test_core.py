@@ -23,7 +23,9 @@ def test_a_device_that_is_not_there_raises_no_device_with_the_library_message():
     with pytest.raises(anygpu.NoDeviceError) as e:
         anygpu.device("cuda:7")
     assert e.value.status == "AG_ERR_NO_DEVICE"
-    assert "ag_device_select" in e.value.message and "cuda:7" in e.value.message
+    assert e.value.message.startswith("anygpu.device: no device matches") and "cuda:7" in e.value.message
+    assert e.value.library_message.startswith("ag_device_select: ")  # the C library's own words
+    assert str(e.value) == "AG_ERR_NO_DEVICE: " + e.value.message
     assert isinstance(e.value, LookupError)
 
 
@@ -31,7 +33,7 @@ def test_a_malformed_spec_raises_invalid_argument():
     with pytest.raises(anygpu.InvalidArgumentError) as e:
         anygpu.device("opencl:")
     assert e.value.status == "AG_ERR_INVALID_ARGUMENT"
-    assert "ag_device_select" in e.value.message
+    assert e.value.message.startswith("anygpu.device: ")
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.device: spec"):
         anygpu.device(3)
 
@@ -114,7 +116,7 @@ def test_events_time_device_work_and_order_it(dev):
     end.synchronize()
     if "no-profiling" in dev.info["quirks"]:
         # A driver without command timestamps (rusticl 22) is refused, never timed as 0.
-        with pytest.raises(anygpu.UnsupportedError, match="ag_event_elapsed_ms"):
+        with pytest.raises(anygpu.UnsupportedError, match="^AG_ERR_UNSUPPORTED: anygpu.Event.elapsed_time: "):
             start.elapsed_time(end)
     else:
         assert start.elapsed_time(end) >= 0.0
@@ -179,12 +181,14 @@ def test_shape_lengths_are_integers_that_fit(dev):
     assert anygpu.zeros((numpy.uint8(2), numpy.int32(3)), device=dev).shape == (2, 3)
     assert anygpu.empty([2, 3], device=dev).reshape(numpy.int64(3), 2).shape == (3, 2)
     for shape in ((2 ** 64 + 5,), (3, 2 ** 64)):
-        with pytest.raises(anygpu.OutOfRangeError, match="shape .* past 18446744073709551615"):
+        with pytest.raises(anygpu.OutOfRangeError, match="anygpu.zeros: shape .* past 18446744073709551615"):
             anygpu.zeros(shape, device=dev)
-    with pytest.raises(anygpu.OutOfRangeError, match="overflow"):
+    with pytest.raises(anygpu.OutOfRangeError, match="anygpu.zeros: .*overflow"):
         anygpu.zeros((2 ** 40, 2 ** 40), device=dev)
-    with pytest.raises(anygpu.OutOfRangeError, match="overflow the byte count"):
+    with pytest.raises(anygpu.OutOfRangeError, match="anygpu.empty: .*overflow the byte count"):
         anygpu.empty((0, 2 ** 63), "float32", device=dev)  # as numpy: an empty array's lengths too
     for bad in (2.0, (2, 3.0), "3", None):
         with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.empty: shape"):
             anygpu.empty(bad, device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.Array.reshape: shape"):
+        anygpu.ones(6, device=dev).reshape(2.0, 3)
