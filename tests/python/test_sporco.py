@@ -231,3 +231,38 @@ def test_errors(dev):
                  layout="sporco")
     with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.BPDN"):
         BPDN(D, S, 0.1, {"DataType": numpy.int32}, device=dev)
+
+
+COMPLEX_CASES = [  # (solver, arguments with one complex array, the argument's name)
+    (BPDN, lambda c: (c((4, 6)), numpy.ones((4, 1)), 0.1), "D"),
+    (BPDN, lambda c: (numpy.ones((4, 6)), c((4, 1)), 0.1), "S"),
+    (ConvBPDN, lambda c: (c((2, 3, 3)), numpy.ones((8, 8)), 0.1), "D"),
+    (ConvBPDN, lambda c: (numpy.ones((2, 3, 3)), c((8, 8)), 0.1), "S"),
+    (PGMConvBPDN, lambda c: (c((2, 3, 3)), numpy.ones((8, 8)), 0.1), "D"),
+    (PGMConvBPDN, lambda c: (numpy.ones((2, 3, 3)), c((8, 8)), 0.1), "S"),
+    (TVL1Denoise, lambda c: (c((8, 8)), 0.1), "S"),
+    (TVL2Denoise, lambda c: (c((8, 8)), 0.1), "S"),
+    (RobustPCA, lambda c: (c((8, 6)),), "S"),
+]
+
+
+@pytest.mark.parametrize("cls,args,arg", COMPLEX_CASES, ids=["%s-%s" % (c[0].__name__, c[2]) for c in COMPLEX_CASES])
+@pytest.mark.parametrize("kind", ["numpy", "Array"])
+def test_complex_input_is_refused(dev, cls, args, arg, kind):
+    """sporco 0.2.2's solvers are for real problems: a complex array (numpy's or an anygpu
+    Array) is refused naming its argument, rather than solved for its real part alone."""
+    def c(shape):
+        z = numpy.ones(shape) + 0.5j
+        return z if kind == "numpy" else anygpu.asarray(z.astype("complex64"), device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match=r"anygpu.sporco.%s: %s is complex(64|128); this computation "
+                       r"is real" % (cls.__name__, arg)):
+        cls(*args(c), device=dev)
+
+
+def test_complex_initial_values_are_refused(dev):
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.BPDN: Y0 is complex128"):
+        BPDN(numpy.ones((4, 6)), numpy.ones((4, 1)), 0.1, {"Y0": numpy.ones((6, 1)) * 1j}, device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.PGMConvBPDN: X0 is complex128"):
+        PGMConvBPDN(numpy.ones((2, 3, 3)), numpy.ones((8, 8)), 0.1, {"X0": numpy.ones((1, 2, 8, 8)) * 1j},
+                    device=dev)
+
