@@ -140,6 +140,9 @@ static ag_status check_shape(const char *fn, ag_dtype t, int ndim, const size_t 
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: ndim is %d, not 1 to %d", fn, ndim, AG_MAX_DIMS);
   if (shape == NULL)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: shape is NULL", fn);
+  /* As numpy: the lengths other than 0 must multiply into a byte count a size_t holds, even
+     when a 0 makes the array empty, so that no view or export of it computes a length or a
+     stride past SIZE_MAX. */
   size_t n = 1;
   bool empty = false;
   for (int d = 0; d < ndim; d++) {
@@ -151,9 +154,9 @@ static ag_status check_shape(const char *fn, ag_dtype t, int ndim, const size_t 
     else
       n *= shape[d];
   }
-  if (!empty && n > SIZE_MAX / dtypes[t].size)
-    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: %zu elements of %s overflow the byte count", fn, n,
-                     dtypes[t].name);
+  if (n > SIZE_MAX / dtypes[t].size)
+    return ag__error(AG_ERR_OUT_OF_RANGE, "%s: shape holds %zu elements of %s, which overflow the byte count", fn,
+                     n, dtypes[t].name);
   *count = empty ? 0 : n;
   return AG_OK;
 }

@@ -132,6 +132,21 @@ START_TEST(element_counts_that_overflow_are_out_of_range) {
   CHECK_REFUSED2(ag_array_create(dev, AG_C128, 1, fits, &a), AG_ERR_OUT_OF_RANGE, AG_ERR_OUT_OF_MEMORY,
                  "ag_array_create", NULL);
   ck_assert_ptr_null(a);
+  /* A 0 among the lengths does not excuse the others (numpy refuses them too): their product
+     in bytes must fit, or a view or an export of the empty array would carry a length past
+     SIZE_MAX. */
+  const size_t empty_huge[][3] = {{0, (size_t)1 << 62, 1}, {(size_t)1 << 61, 0, 4}, {0, SIZE_MAX, 2}};
+  const ag_dtype empty_types[] = {AG_C128, AG_F64, AG_U8};
+  for (size_t k = 0; k < 3; k++) {
+    a = (ag_array *)1;
+    CHECK_REFUSED(ag_array_create(dev, empty_types[k], 3, empty_huge[k], &a), AG_ERR_OUT_OF_RANGE, "ag_array_create",
+                  "shape");
+    ck_assert_ptr_null(a);
+  }
+  const size_t empty_fits[2] = {0, (size_t)1 << 40};
+  CHECK_OK(ag_array_create(dev, AG_C128, 2, empty_fits, &a));
+  ck_assert_uint_eq(ag_array_size(a), 0);
+  ag_array_free(a);
   /* A count that is representable but beyond the device is out of memory. */
   ag_device_info info;
   CHECK_OK(ag_device_get_info(dev, &info));

@@ -52,7 +52,8 @@ AG_API const char *ag_dtype_name(ag_dtype t);
     ag_array_free(). A zero in the shape gives an empty array, valid everywhere: operations on
     it succeed doing nothing.
     @return AG_ERR_INVALID_ARGUMENT for a bad dtype, ndim or NULL shape; AG_ERR_OUT_OF_RANGE
-            when the element count overflows; AG_ERR_OUT_OF_MEMORY. */
+            when the lengths other than 0 multiply into more bytes than a size_t holds (as
+            numpy, even when a 0 makes the array empty); AG_ERR_OUT_OF_MEMORY. */
 AG_API ag_status ag_array_create(ag_device *dev, ag_dtype t, int ndim, const size_t *shape,
                                  ag_array **a);
 

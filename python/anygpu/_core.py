@@ -1,7 +1,9 @@
 """Devices, the default-device scope, and the Array type (creation, shape, copies to and from
 the host). Operators and functions on arrays are in _ops.py; DLPack in _dlpack.py."""
 
+import builtins
 import ctypes
+import operator
 import threading
 
 import numpy
@@ -142,7 +144,7 @@ def devices():
 
 def device(spec=None):
     """The device @spec names, in the C library's grammar ("host", "cuda:0", "opencl:pocl",
-    "opencl:gpu:by-load", "local-rank"); None means $ANYGPU_DEVICE, else "auto". Raises
+    "gpu:by-load", "local-rank"); None means $ANYGPU_DEVICE, else "auto". Raises
     NoDeviceError (or InvalidArgumentError for a malformed spec) with the library's message.
     A Device passed in is returned as it is."""
     if isinstance(spec, Device):
@@ -306,15 +308,41 @@ class Array:
         return "anygpu.Array(%s, device=%r)" % (numpy.array2string(self.to_host(), separator=", "), self.device.spec)
 
 
+SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
+
+
+def _length(d, shape, who):
+    """The axis length @d of @shape as an int: any integer (a numpy one too) through
+    operator.index, so that a float or a string is refused rather than truncated."""
+    try:
+        return operator.index(d)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: shape %r holds %r, which is not an integer"
+                    % (who, shape, d)) from None
+
+
 def _shape_arg(shape, who):
-    if isinstance(shape, int):
-        shape = (shape,)
-    shape = tuple(int(d) for d in shape)
+    """@shape (an integer or a sequence of them) as a tuple of ints and a C size_t array. Every
+    length must fit a size_t, else OutOfRangeError: ctypes would keep its low bits only (a
+    length of 2**64 + 5 would be 5). ag_array_create refuses a total whose bytes overflow."""
+    if type(shape) is not tuple:  # a tuple (an Array's own shape, say) goes straight on
+        try:
+            shape = (operator.index(shape),)
+        except TypeError:
+            try:
+                shape = tuple(shape)
+            except TypeError:
+                raise error("AG_ERR_INVALID_ARGUMENT", "%s: shape %r is not an integer or a sequence of them"
+                            % (who, shape)) from None
+    shape = tuple(d if type(d) is int else _length(d, shape, who) for d in shape)
     if not 1 <= len(shape) <= MAX_DIMS:
         raise error("AG_ERR_INVALID_ARGUMENT",
                     "%s: shape %r has %d dimensions; anygpu arrays have 1 to %d" % (who, shape, len(shape), MAX_DIMS))
-    if any(d < 0 for d in shape):
+    if builtins.min(shape) < 0:
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: shape %r has a negative length" % (who, shape))
+    if builtins.max(shape) > SIZE_MAX:
+        raise error("AG_ERR_OUT_OF_RANGE", "%s: shape %r has a length past %d, the largest a size_t holds"
+                    % (who, shape, SIZE_MAX))
     return shape, (ctypes.c_size_t * len(shape))(*shape)
 
 
@@ -327,10 +355,42 @@ def empty(shape, dtype="float32", device=None):
     return Array(ptr.value)
 
 
+_INT32 = numpy.iinfo(numpy.int32)
+
+
+def _python_ints(obj, host):
+    """@host (numpy's array of @obj) in int32 when @obj is Python integers (an int, or lists
+    and tuples of them), which numpy makes int64, a dtype anygpu lacks: int32 holds them when
+    they fit; else UnsupportedError saying which dtype to ask for."""
+    if host.dtype != numpy.int64 or isinstance(obj, (numpy.ndarray, numpy.generic)) or \
+            not isinstance(obj, (int, list, tuple)):
+        return host
+    if host.size and (host.min() < _INT32.min or host.max() > _INT32.max):
+        raise error("AG_ERR_UNSUPPORTED", "anygpu.asarray: the Python integers run from %d to %d, past int32, "
+                    "and anygpu has no int64: pass dtype=\"uint32\" or \"float64\"" % (host.min(), host.max()))
+    return host.astype(numpy.int32)
+
+
 def _from_numpy(host, dev, dtype, who):
-    host = numpy.asarray(host)
+    """A new Array on @dev of @host's values (anything numpy.asarray takes), in @dtype when
+    given. The one place a caller's numpy data enters the library: the bytes handed to C are
+    C-ordered and in the machine's byte order (a big-endian '>f4' array is swapped first)."""
+    obj = host
+    try:
+        host = numpy.asarray(host)
+    except (TypeError, ValueError) as e:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: numpy cannot read obj as an array (%s)" % (who, e)) from None
     if dtype is not None:
-        host = host.astype(numpy.dtype(dtype), copy=False)
+        dtype_code(dtype, who)
+        dtype = numpy.dtype(dtype)
+        if host.dtype.kind == "c" and dtype.kind != "c":
+            raise error("AG_ERR_UNSUPPORTED", "%s: obj is %s; converting it to %s would drop the imaginary part "
+                        "(take .real or abs() first)" % (who, host.dtype.name, dtype.name))
+        host = host.astype(dtype, copy=False)
+    else:
+        host = _python_ints(obj, host)
+    if not host.dtype.isnative:
+        host = host.astype(host.dtype.newbyteorder("="))
     code = dtype_code(host.dtype, who)
     if host.ndim == 0:
         host = host.reshape(1)
@@ -343,10 +403,12 @@ def _from_numpy(host, dev, dtype, who):
 
 def asarray(obj, device=None, dtype=None):
     """An anygpu array of @obj's values on @device (default: @obj's own device for an Array,
-    else default_device()), in @dtype (default: @obj's). @obj is an Array, a numpy array, a
-    scalar or sequence, anything with the buffer protocol, or anything with ``__dlpack__``
-    (a torch tensor, a CuPy array). An Array already on that device in that dtype is returned
-    as it is; everything else is copied (``from_dlpack`` shares memory instead)."""
+    else default_device()), in @dtype (default: @obj's). @obj is an Array, a numpy array (in
+    either byte order: a big-endian one is swapped on the way), a scalar or sequence, anything
+    with the buffer protocol, or anything with ``__dlpack__`` (a torch tensor, a CuPy array).
+    Python integers, which numpy makes int64, become int32 when they fit (UnsupportedError
+    otherwise). An Array already on that device in that dtype is returned as it is;
+    everything else is copied (``from_dlpack`` shares memory instead)."""
     if isinstance(obj, Array):
         dev = obj.device if device is None else globals()["device"](device)
         out = obj if dev == obj.device else obj.to_device(dev)

@@ -2,8 +2,10 @@
 
 ``Array.__dlpack__`` and ``Array.__dlpack_device__`` export an array as a DLPack 0.6 tensor in
 a PyCapsule named "dltensor" (ag_array_to_dlpack), and :func:`from_dlpack` imports one
-(ag_array_from_dlpack). The memory is shared both ways: a write through one side is seen by
-the other, and either side may be deleted first.
+(ag_array_from_dlpack). The memory is shared, not copied, and either side may be deleted
+first. A write through anygpu is seen by the other side; a write through the other side is
+seen by anygpu where that side allows writes: torch's tensors do, numpy's arrays made by
+``numpy.from_dlpack`` are read-only (numpy 1.24 and 2 mark them so).
 
 Devices: the host exports kDLCPU (numpy, torch and every CPU library take it); a CUDA device
 kDLCUDA (torch and CuPy take it); an OpenCL device kDLOpenCL with the cl_mem as data, which
@@ -203,9 +205,12 @@ def _is_torch(x):
 
 
 def _capsule_of(x):
-    """The DLPack capsule of @x: @x itself when it is one, else ``x.__dlpack__()`` (for a torch
-    tensor whose ``__dlpack__`` fails, ``torch.utils.dlpack.to_dlpack``). A producer that
-    refuses to export (numpy's bool) is InvalidArgumentError naming the dtype."""
+    """The DLPack capsule of @x: @x itself when it is one, else ``x.__dlpack__()``. A producer
+    that refuses to export is InvalidArgumentError with its reason: numpy's bool and read-only
+    arrays, torch's tensors that require grad ("use tensor.detach()") or have the conjugate bit
+    set. The refusal stands: exporting such a tensor another way (torch.utils.dlpack.to_dlpack)
+    would let anygpu write to a leaf tensor behind autograd's back, or read a conjugated
+    tensor's memory without the conjugation."""
     if type(x).__name__ == "PyCapsule":
         return x
     method = getattr(x, "__dlpack__", None)
@@ -216,15 +221,9 @@ def _capsule_of(x):
     try:
         capsule = method()
     except Exception as refused:
-        try:
-            if not _is_torch(x):
-                raise
-            import torch.utils.dlpack
-            capsule = torch.utils.dlpack.to_dlpack(x)
-        except Exception:
-            dtype = getattr(x, "dtype", None)
-            raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.from_dlpack: the %s%s was not exported: %s" % (
-                type(x).__name__, "" if dtype is None else " of dtype %s" % dtype, refused)) from refused
+        dtype = getattr(x, "dtype", None)
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.from_dlpack: the %s%s was not exported: %s" % (
+            type(x).__name__, "" if dtype is None else " of dtype %s" % dtype, refused)) from refused
     if _is_torch(x) and getattr(x, "is_cuda", False):
         # DLPack 0.6 has no stream: the producer's work on the tensor must be finished before
         # anygpu's queues use it. Untested here (no CUDA); other CUDA producers are the
@@ -238,12 +237,14 @@ def from_dlpack(x):
     """An anygpu array sharing @x's memory, without copying: @x is anything with
     ``__dlpack__`` (a numpy array, a torch tensor, a CuPy array, an anygpu Array) or a
     PyCapsule "dltensor". kDLCPU memory gives a host array, kDLCUDA a cuda:N array (exchanged
-    with torch's CUDA tensors on an NVIDIA H100), kDLOpenCL one of anygpu's own OpenCL arrays a view of it. Writes through
-    either side are seen by the other; @x may be deleted first (the array keeps the memory,
-    and @x itself, alive). Raises UnsupportedError for a layout that is not compact row-major
-    (a transposed array: ``asarray`` copies it), and InvalidArgumentError naming the dtype for
-    one anygpu has no counterpart of (int64, bool, float16...). A failed import leaves the
-    capsule unconsumed (it frees its tensor)."""
+    with torch's CUDA tensors on an NVIDIA H100), kDLOpenCL one of anygpu's own OpenCL arrays a
+    view of it. Writes through either side are seen by the other; @x may be deleted first (the
+    array keeps the memory, and @x itself, alive). Raises UnsupportedError for a layout that is
+    not compact row-major (a transposed array: ``asarray`` copies it), InvalidArgumentError
+    naming the dtype for one anygpu has no counterpart of (int64, bool, float16...), and
+    InvalidArgumentError with the producer's reason where it refuses to export (a torch tensor
+    that requires grad: pass ``x.detach()``; a read-only numpy array). A failed import leaves
+    the capsule unconsumed (it frees its tensor)."""
     capsule = _capsule_of(x)
     if not _capsule_is_valid(capsule, _NAME):
         raise error("AG_ERR_INVALID_ARGUMENT",

@@ -9,6 +9,8 @@ with :func:`fn`, so argument types are checked by ctypes and no call guesses an 
 import ctypes
 import ctypes.util
 import os
+import re
+import sys
 
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 
@@ -45,10 +47,14 @@ STATUS_NAMES = [
 
 class AnygpuError(Exception):
     """A failed anygpu call: ``status`` is the C status's name ("AG_ERR_MISMATCH") and
-    ``message`` the library's detail from ag_last_error(), naming the function and the
-    argument."""
+    ``message`` the detail, starting with the Python function or method the caller called
+    (``anygpu.full: ...``, ``anygpu.Array.__add__: ...``) and naming the argument.
+    ``library_message`` is the message as the C library or the package's own check worded
+    it (for a C failure, ag_last_error(), naming the C functions it went through)."""
 
     def __init__(self, status, message):
+        self.library_message = message
+        message = _as_called(message)
         super().__init__("%s: %s" % (status, message))
         self.status = status
         self.message = message
@@ -114,6 +120,91 @@ def _errcheck(result, func, args):
         name = lib.ag_status_name(result).decode()
         raise _ERRORS.get(name, AnygpuError)(name, lib.ag_last_error().decode(errors="replace"))
     return result
+
+
+# ---- the name a failure is reported under -------------------------------------------------------
+#
+# A message starts with the functions it went through: the C library's ("ag_array_from_host:
+# ag_array_create: shape[0] ...") or the package's internal ones. A Python caller called neither,
+# so every AnygpuError is reported under the public function or method they called: the
+# outermost frame of this package on the stack when the error is made (the one whose caller is
+# outside the package, so an anygpu call made inside a user's callback is reported under its
+# own name). This runs only when an error is made: the calls that succeed pay nothing for it.
+
+_LEADING_NAMES = re.compile(r"^(?:(?:ag_\w+|anygpu(?:\.\w+)+)(?:\(\))?: )+")
+# The C library's vocabulary inside a message, in the package's: the C functions and
+# operation codes it names (its types, ag_dtype and the like, are left), its short dtype names,
+# and the DLPack struct a Python caller never sees.
+_C_FUNCTION = re.compile(r"\bag_(?!(?:dtype|array|device|queue|event|buffer|status|program|kernel|range|arg)\b)"
+                         r"[a-z0-9_]+\b|\bAG_(?:CMP|OP)_[A-Z0-9_]+\b")
+_C_STRUCT = ("t->dl_tensor.", "the DLPack tensor's ")
+_C_DTYPES = {"u8": "uint8", "u16": "uint16", "u32": "uint32", "i32": "int32", "f32": "float32", "f64": "float64",
+             "c64": "complex64", "c128": "complex128"}
+_C_DTYPE = re.compile(r"\b(%s)\b" % "|".join(_C_DTYPES))
+
+
+def _ours(frame):
+    name = frame.f_globals.get("__name__", "")
+    return name == "anygpu" or name.startswith("anygpu.")
+
+
+def _public_name(frame):
+    """The name a user calls the function of @frame by: "anygpu.full", "anygpu.fft.fft2",
+    "anygpu.Array.sum", "anygpu.sporco.BPDN" (a constructor), "anygpu.sporco.BPDN.solve"; None for
+    a frame that is no function (a module being imported)."""
+    code = frame.f_code
+    if code.co_name.startswith("<"):
+        return None
+    path = ".".join(p for p in frame.f_globals["__name__"].split(".") if not p.startswith("_"))
+    if code.co_argcount and code.co_varnames[0] in ("self", "cls"):
+        owner = frame.f_locals.get(code.co_varnames[0])
+        if owner is not None:
+            cls = owner if isinstance(owner, type) else type(owner)
+            return "%s.%s" % (path, cls.__name__) if code.co_name == "__init__" else \
+                "%s.%s.%s" % (path, cls.__name__, code.co_name)
+    return "%s.%s" % (path, code.co_name)
+
+
+def _python_function(c_name, called):
+    """The package's name for the C function @c_name in a message: anygpu.<name> where the
+    package has a function of that name (ag_real: anygpu.real), else @called, the call that
+    ran it."""
+    package = sys.modules.get("anygpu")
+    short = c_name[3:]
+    if c_name.startswith("ag_") and package is not None and callable(getattr(package, short, None)):
+        return "anygpu." + short
+    return called
+
+
+def _as_called(message):
+    """@message with its leading function names replaced by the public name of the call the
+    user made (unchanged when no such call is on the stack)."""
+    frame, entry = sys._getframe(1), None
+    while frame is not None:
+        if _ours(frame):
+            entry = frame
+        elif entry is not None:
+            break
+        frame = frame.f_back
+    name = _public_name(entry) if entry is not None else None
+    if name is None:
+        return message
+    body = _LEADING_NAMES.sub("", message, count=1)
+    body = _C_FUNCTION.sub(lambda m: _python_function(m.group(0), name), body)
+    body = _C_DTYPE.sub(lambda m: _C_DTYPES[m.group(1)], body)
+    body = body.replace(*_C_STRUCT)
+    return "%s: %s" % (name, body)
+
+
+def named(f, name):
+    """@f (a function made by another, sharing its code with its siblings) with the name @name,
+    in its code too, so that a failure inside it is reported as @name and tracebacks say it."""
+    code = f.__code__.replace(co_name=name)
+    if hasattr(code, "co_qualname"):
+        code = code.replace(co_qualname=name)
+    f.__code__ = code
+    f.__name__ = f.__qualname__ = name
+    return f
 
 
 def fn(name, argtypes, restype=ctypes.c_int, status=True):

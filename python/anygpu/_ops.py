@@ -12,18 +12,26 @@ anygpu has no int64, float16 or bool:
   integers give float64 (numpy gives float16 or float32 for small unsigned types); with a
   complex scalar, complex128. On a device without double precision that is UnsupportedError;
 - comparisons give uint8 masks (1 true, 0 false) rather than bool;
-- integer sums are uint32 (unsigned input) or int32 and wrap past 32 bits, argmin/argmax give
-  int32, where numpy gives 64-bit integers.
+- integer sums over every element (axis=None) are exact, as numpy's int64 ones, on every
+  device, and come as a Python int (means of integers: the exact total over the count; dot and
+  vdot of integer vectors: the exact value, where numpy wraps in the input's dtype); integer
+  sums into an Array (over an axis, keepdims, out) are uint32 (unsigned input) or int32 and
+  wrap past 32 bits, argmin/argmax give int32, where numpy gives 64-bit integers.
+
+A failure is an AnygpuError whose message starts with the function or method the caller called
+(_lib.py says how); a function here words its own refusals under its own name, which that
+replaces.
 """
 
 import builtins
 import ctypes
 import numbers
+import operator
 
 import numpy
 
-from ._core import Array, _shape_arg, asarray, dtype_code, empty
-from ._lib import DTYPES, c_size_p, error, fn
+from ._core import Array, _length, _python_ints, _resolve_device, _shape_arg, asarray, dtype_code, empty
+from ._lib import DTYPES, c_size_p, error, fn, named
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
@@ -31,7 +39,7 @@ __all__ = [
     "negative", "abs", "absolute", "sqrt", "exp", "log", "sin", "cos", "square", "sign",
     "conj", "conjugate", "real", "imag", "where", "clip",
     "sum", "mean", "min", "max", "amin", "amax", "argmin", "argmax",
-    "dot", "vdot", "matmul", "astype", "reshape", "ravel",
+    "dot", "vdot", "matmul", "astype", "reshape", "ravel", "transpose",
     "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
 ]
 
@@ -195,8 +203,15 @@ def _unary_op(name, x, out=None):
         dt = numpy.dtype("float32" if dt == numpy.complex64 else "float64")
     if out is None:
         out = empty(x.shape, dt, x.device)
+    else:
+        _out_arg(out, who)
     _unary(None, UNARY.index(name), x._ptr, out._ptr)
     return out
+
+
+def _out_arg(out, who):
+    if not isinstance(out, Array):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: out is a %s, not an anygpu Array" % (who, type(out).__name__))
 
 
 def _binary_op(name, a, b, out=None):
@@ -214,6 +229,8 @@ def _binary_op(name, a, b, out=None):
             out_dt = _U8 if name in COMPARE else dt
             if out is None:
                 out = empty(a.shape, out_dt, a.device)
+            elif type(out) is not Array:
+                _out_arg(out, who)
             if out.dtype is out_dt and out.shape == a.shape:
                 on_arrays(None, code, a._ptr, b._ptr, out._ptr)
                 return out
@@ -222,9 +239,13 @@ def _binary_op(name, a, b, out=None):
         out_dt = _U8 if name in COMPARE else dt
         if out is None:
             out = empty(a.shape, out_dt, a.device)
+        elif type(out) is not Array:
+            _out_arg(out, who)
         if out.dtype is out_dt and out.shape == a.shape:
             on_scalar(None, code, a._ptr, float(b), 0.0, False, out._ptr)
             return out
+    if out is not None:
+        _out_arg(out, who)
     x, y, swapped, dt = _pair(a, b, who, name, None if out is None else out.dtype)
     out_dt = "uint8" if name in COMPARE else dt
     if isinstance(y, Array):
@@ -242,10 +263,12 @@ def _binary_op(name, a, b, out=None):
     return out
 
 
-_U8 = numpy.dtype("uint8")
+_U8, _U32, _I32, _F64 = (numpy.dtype(n) for n in ("uint8", "uint32", "int32", "float64"))
 
 
-def _make(name):
+def _make(name, public=None):
+    """The function for elementwise operation @name, called @public (an alias, such as
+    absolute for abs) when given."""
     if name in UNARY:
         def f(x, out=None):
             return _unary_op(name, x, out)
@@ -255,15 +278,15 @@ def _make(name):
             return _binary_op(name, a, b, out)
         doc = ("Elementwise %s(a, b) of Arrays and scalars, as numpy.%s; one operand may have the trailing part "
                "of the other's shape." + (" The result is a uint8 mask (1 true)." if name in COMPARE else ""))
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = doc % (name, name)
+    named(f, public or name)
+    f.__doc__ = doc % (public or name, public or name)
     return f
 
 
 negative, abs, sqrt, exp, log, sin, cos, square, sign, conj, real, imag = map(_make, UNARY)
 add, subtract, multiply, divide, power, minimum, maximum = map(_make, BINARY)
 equal, not_equal, less, less_equal, greater, greater_equal = map(_make, COMPARE)
-absolute, conjugate, true_divide = abs, conj, divide
+absolute, conjugate, true_divide = _make("abs", "absolute"), _make("conj", "conjugate"), _make("divide", "true_divide")
 
 
 def where(cond, a, b):
@@ -289,7 +312,11 @@ def where(cond, a, b):
         dt = _check_dtype(_scalar_dtype(arr, s, who), dev, who)
     else:
         dt = _check_dtype(numpy.result_type(vals[0].dtype, vals[1].dtype), dev, who)
-    shape = numpy.broadcast_shapes(*[v.shape for v in [cond] + vals if isinstance(v, Array)])
+    shapes = [v.shape for v in [cond] + vals if isinstance(v, Array)]
+    try:
+        shape = numpy.broadcast_shapes(*shapes)
+    except ValueError:
+        raise error("AG_ERR_MISMATCH", "%s: shapes %s do not broadcast" % (who, ", ".join(map(str, shapes)))) from None
     cond, a, b = (_broadcast_to(v, shape, dt if v is not cond else None, dev, who) for v in [cond] + vals)
     out = empty(shape, dt, dev)
     _where(None, cond._ptr, a._ptr, b._ptr, out._ptr)
@@ -323,49 +350,256 @@ def clip(x, lo=None, hi=None):
 
 # ---- reductions ------------------------------------------------------------------------------
 
-def _axis(x, axis, who):
+def _axes(x, axis, who, one_only=False):
+    """@axis (None: every axis, an integer, or a tuple of them) as a sorted tuple of distinct
+    axes of @x; argmin and argmax (@one_only) take one axis or None, as numpy's."""
     if axis is None:
-        return AXIS_ALL
-    axis = int(axis)
-    if not -x.ndim <= axis < x.ndim:
-        raise error("AG_ERR_OUT_OF_RANGE", "%s: axis %d is out of range for %d dimensions" % (who, axis, x.ndim))
-    return axis % x.ndim
+        return tuple(range(x.ndim))
+    many = isinstance(axis, (tuple, list))
+    if many and one_only:
+        raise error("AG_ERR_UNSUPPORTED", "%s: axis %r: this reduction takes one axis or None" % (who, axis))
+    out = []
+    for a in (axis if many else (axis,)):
+        try:
+            a = operator.index(a)
+        except TypeError:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r is not an integer" % (who, a)) from None
+        if not -x.ndim <= a < x.ndim:
+            raise error("AG_ERR_OUT_OF_RANGE", "%s: axis %d is out of range for %d dimensions" % (who, a, x.ndim))
+        out.append(a % x.ndim)
+    if len(set(out)) != len(out):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r names an axis twice" % (who, axis))
+    return tuple(sorted(out))
 
 
-def _reduce(name, x, axis=None):
-    """Reduction @name over @axis. axis=None reduces every element and returns a Python
-    scalar (as float(numpy.sum(x)) would); an int axis returns an Array of x's shape without
-    that axis, shape (1,) for a 1-D x (anygpu has no 0-d arrays)."""
-    who = "anygpu." + name
-    x = _operand(x, None, who, "x")
-    ax = _axis(x, axis, who)
-    dt, dev = x.dtype, x.device
-    if dt.kind in _INT_KINDS:
-        if name == "mean" or (name == "sum" and axis is None and dev.fp64):
-            dt = _check_dtype("float64", dev, who)  # exact up to 2**53
-        elif name == "sum":
-            dt = numpy.dtype("uint32" if dt.kind == "u" else "int32")
+def _reduce_into(name, x, axis, dt):
+    """A new Array of reduction @name of @x over @axis (AXIS_ALL or one axis), in @dt."""
+    shape = (1,) if axis == AXIS_ALL or x.ndim == 1 else x.shape[:axis] + x.shape[axis + 1:]
+    out = empty(shape, dt, x.device)
+    _reductions[name](None, x._ptr, axis, out._ptr)
+    return out
+
+
+def _value(a):
+    """The value of the one-element Array @a, as a Python number."""
+    return a.to_host()[0].item()
+
+
+# Exact integer totals. The C reduction accumulates an integer sum (or dot) exactly in 64 bits
+# and rounds once into its output: an i32 / u32 output holds the total S modulo 2^32, an f64 or
+# f32 output the correctly rounded S. A float result A is S itself when |A| < 2^53 (f64) or
+# 2^24 (f32); past that, A is within 2^31 of S as long as |S| stays below 2^62 (f64) or 2^54
+# (f32), and S is A plus the difference of S's low 32 bits from A's, taken between -2^31 and
+# 2^31. So a total takes one pass, or two for a large one; an array whose total could pass
+# those bounds is summed in pieces (views of the ravelled array), which also keeps the 64-bit
+# accumulator from overflowing. Devices with double precision use f64, the others f32.
+
+_INT_BOUND = {"uint8": 2 ** 8 - 1, "uint16": 2 ** 16 - 1, "uint32": 2 ** 32 - 1, "int32": 2 ** 31}
+_PIECES_ON_DEVICE = 64  # past this many pieces, a dot product is finished on the host
+
+
+def _float_total(dev):
+    """(the float dtype, the bound below which its total is exact, the bound on a piece's
+    total) for @dev."""
+    return ("float64", 2 ** 53, 2 ** 62) if dev.fp64 else ("float32", 2 ** 24, 2 ** 54)
+
+
+def _exact_total(run, n, bound, dev, signed):
+    """The exact total, as a Python int, of the @n integer terms that run(lo, hi, dtype) adds
+    up (terms lo to hi - 1, returning the value of a one-element result in dtype), each term at
+    most @bound in magnitude."""
+    fdt, exact_below, limit = _float_total(dev)
+    piece = builtins.max(1, limit // builtins.max(bound, 1))
+    total = 0
+    for lo in range(0, n, piece):
+        hi = builtins.min(n, lo + piece)
+        approx = run(lo, hi, fdt)
+        if builtins.abs(approx) < exact_below:
+            total += int(approx)
+            continue
+        approx = int(approx)
+        low = run(lo, hi, "int32" if signed else "uint32")
+        total += approx + ((low - approx + 2 ** 31) % 2 ** 32 - 2 ** 31)
+    return total
+
+
+def _int_sum(x):
+    """The exact sum of every element of the integer Array @x."""
+    if x.size == 0:
+        return 0
+    flat = None
+
+    def run(lo, hi, dt):
+        nonlocal flat
+        if lo == 0 and hi == x.size:
+            return _value(_reduce_into("sum", x, AXIS_ALL, dt))
+        if flat is None:
+            flat = ravel(x)
+        return _value(_reduce_into("sum", _view(_slice, flat._ptr, lo, hi - lo), AXIS_ALL, dt))
+
+    return _exact_total(run, x.size, _INT_BOUND[x.dtype.name], x.device, x.dtype.kind == "i")
+
+
+def _int_dot(x, y):
+    """The exact dot product of the 1-D integer Arrays @x and @y (same dtype and length). A
+    term's bound is the dtypes' for 8- and 16-bit integers, else the arrays' own extremes;
+    where those would need more than _PIECES_ON_DEVICE pieces (products near 2^64), the
+    arrays are copied to the host and multiplied there in Python integers."""
+    n = x.size
+    if n == 0:
+        return 0
+    if x.dtype.name in ("uint8", "uint16"):
+        bound = _INT_BOUND[x.dtype.name] ** 2
+    else:
+        mags = [builtins.max(builtins.abs(_value(_reduce_into(r, v, AXIS_ALL, v.dtype))) for r in ("min", "max"))
+                for v in (x, y)]
+        bound = mags[0] * mags[1]
+        if bound == 0:
+            return 0
+    limit = _float_total(x.device)[2]
+    if n > _PIECES_ON_DEVICE * (limit // bound):
+        hx, hy = x.to_host(), y.to_host()
+        return builtins.sum(a * b for a, b in zip(hx.tolist(), hy.tolist()))
+
+    def run(lo, hi, dt):
+        xs, ys = (x, y) if lo == 0 and hi == n else (_view(_slice, v._ptr, lo, hi - lo) for v in (x, y))
+        out = empty((1,), dt, x.device)
+        _dot(None, xs._ptr, ys._ptr, AXIS_ALL, out._ptr)
+        return _value(out)
+
+    return _exact_total(run, n, bound, x.device, x.dtype.kind == "i")
+
+
+def _wrap(value, dt):
+    """The integer @value as integer dtype @dt's arithmetic leaves it (modulo 2^bits)."""
+    bits = 8 * dt.itemsize
+    value %= 2 ** bits
+    return value - 2 ** bits if dt.kind == "i" and value >= 2 ** (bits - 1) else value
+
+
+def _reduction_dtype(name, x, dtype, who):
+    """The dtype of reduction @name's Array result for @x (with numpy's dtype= keyword for sum
+    and mean): integer sums in uint32 / int32, integer means in float64, argmin / argmax in
+    int32, the rest in x's dtype."""
     if name in ("argmin", "argmax"):
-        dt = numpy.dtype("int32")
-    shape = (1,) if ax == AXIS_ALL or x.ndim == 1 else x.shape[:ax] + x.shape[ax + 1:]
-    out = empty(shape, dt, dev)
-    _reductions[name](None, x._ptr, ax, out._ptr)
-    if axis is not None:
-        return out
-    value = out.to_host()[0].item()
-    return int(value) if name == "sum" and x.dtype.kind in _INT_KINDS else value
+        return _I32
+    dt = x.dtype
+    if dtype is not None:
+        dtype_code(dtype, who)
+        want = numpy.dtype(dtype)
+        if dt.kind == "c" and want.kind != "c":
+            raise error("AG_ERR_UNSUPPORTED", "%s: x is %s; a %s %s would drop the imaginary part"
+                        % (who, dt.name, want.name, name))
+        if name == "mean" and want.kind in _INT_KINDS:
+            raise error("AG_ERR_UNSUPPORTED", "%s: dtype %s: a mean is taken in a float or complex dtype"
+                        % (who, want.name))
+        return want
+    if dt.kind in _INT_KINDS:
+        if name == "mean":
+            return _F64
+        if name == "sum":
+            return _U32 if dt.kind == "u" else _I32
+    return dt
 
 
-def _make_reduction(name):
-    def f(x, axis=None):
-        return _reduce(name, x, axis)
-    f.__name__ = f.__qualname__ = name
-    f.__doc__ = "numpy.%s(x, axis). " % name + _reduce.__doc__.split(". ", 1)[1]
+def _reduce_scalar(name, x, dtype, who):
+    """Reduction @name of every element of @x as a Python number: integer sums exact (wrapped
+    into the integer @dtype when one is given, as numpy's accumulator in it would be), integer
+    means their exact sum over the count, rounded once."""
+    dt = _reduction_dtype(name, x, dtype, who)
+    if name in ("sum", "mean") and x.dtype.kind in _INT_KINDS:
+        total = _int_sum(x)
+        if name == "sum":
+            if dtype is None:
+                return total
+            return _wrap(total, dt) if dt.kind in _INT_KINDS else dt.type(total).item()
+        return dt.type(total / x.size if x.size else numpy.nan).item()
+    if name in ("sum", "mean") and dt != x.dtype:
+        x = astype(x, dt)
+    return _value(_reduce_into(name, x, AXIS_ALL, _check_dtype(dt, x.device, who)))
+
+
+def _reduce_array(name, x, axes, dt, who):
+    """Reduction @name of @x over @axes (a sorted tuple) as an Array of dtype @dt, without the
+    reduced axes (shape (1,) when none is left)."""
+    dt = _check_dtype(dt, x.device, who)
+    if name == "sum" and x.dtype.kind in _INT_KINDS and dt.kind in _INT_KINDS:
+        # into the 32-bit kernel output, then wrapped into dt as numpy's accumulator in dt would be
+        out = _reduce_steps(name, x, axes, _U32 if x.dtype.kind == "u" else _I32)
+        return out if out.dtype == dt else astype(out, dt)
+    if name in ("sum", "mean") and x.dtype != dt:
+        if x.dtype.kind in _INT_KINDS and dt.kind == "f":  # the C reduction takes integers into floats
+            return _reduce_steps(name, x, axes, dt)
+        x = astype(x, dt)  # converted first, as numpy's dtype= does
+    return _reduce_steps(name, x, axes, dt)
+
+
+def _reduce_steps(name, x, axes, dt):
+    """@x reduced over @axes into @dt: in one call over all elements, else one axis at a time
+    from the last (a later step reduces the earlier step's result in its own dtype)."""
+    if len(axes) == x.ndim:
+        return _reduce_into(name, x, AXIS_ALL, dt)
+    for ax in reversed(axes):
+        x = _reduce_into(name, x, ax, dt)
+        dt = x.dtype if name != "mean" else dt
+    return x
+
+
+def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=None):
+    """numpy's reduction @name over @axis: None (every element), an int, or a tuple of ints
+    (argmin and argmax: one int or None). With axis=None, and neither @keepdims nor @out, the
+    result is a Python number (as float(numpy.sum(x)) would give; integer sums and means are
+    exact on every device); otherwise an Array of x's shape without the reduced axes (shape
+    (1,) when none is left: anygpu has no 0-d arrays), or with them as length 1 (@keepdims).
+    @dtype (sum and mean) is numpy's: the dtype the elements are taken in and the result is
+    given in. @out, an Array of the result's shape, receives the result (converted to its
+    dtype) and is returned. numpy's other keywords (initial, where) are refused."""
+    who = "anygpu." + name
+    if others:
+        raise error("AG_ERR_UNSUPPORTED", "%s: keyword %s is not supported (anygpu takes axis, %sout and keepdims)"
+                    % (who, ", ".join(sorted(others)), "dtype, " if name in ("sum", "mean") else ""))
+    x = _operand(x, None, who, "x")
+    if axis is None and dtype is None and out is None and not keepdims:  # the common case: a number
+        dt = x.dtype
+        if dt.kind in _INT_KINDS or name in ("argmin", "argmax"):
+            return _reduce_scalar(name, x, None, who)
+        return _value(_reduce_into(name, x, AXIS_ALL, dt))
+    axes = _axes(x, axis, who, one_only=name in ("argmin", "argmax"))
+    if axis is None and out is None and not keepdims:
+        return _reduce_scalar(name, x, dtype, who)
+    dt = _reduction_dtype(name, x, dtype, who)
+    if not axes:  # numpy reduces over no axis: the elements themselves, in the result's dtype
+        result = astype(x, _check_dtype(dt, x.device, who))
+    else:
+        result = _reduce_array(name, x, axes, dt, who)
+    if keepdims:
+        result = reshape(result, tuple(1 if d in axes else n for d, n in enumerate(x.shape)))
+    if out is None:
+        return result
+    if not isinstance(out, Array):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: out is a %s, not an anygpu Array" % (who, type(out).__name__))
+    if out.shape != result.shape or out.device != result.device:
+        raise error("AG_ERR_MISMATCH", "%s: out is %s on %s; the result is %s on %s"
+                    % (who, out.shape, out.device.spec, result.shape, result.device.spec))
+    (_copy if out.dtype == result.dtype else _astype)(None, result._ptr, out._ptr)
+    return out
+
+
+def _make_reduction(name, public=None):
+    if name in ("sum", "mean"):
+        def f(x, axis=None, dtype=None, out=None, keepdims=False, **others):
+            return _reduce(name, x, axis, dtype, out, keepdims, others)
+    else:
+        def f(x, axis=None, out=None, keepdims=False, **others):
+            return _reduce(name, x, axis, None, out, keepdims, others)
+    named(f, public or name)
+    f.__doc__ = "numpy.%s(x, axis%s, out, keepdims). " % (public or name, ", dtype" if name in ("sum", "mean") else "") + \
+        _reduce.__doc__.split(". ", 1)[1]
     return f
 
 
 sum, mean, min, max, argmin, argmax = map(_make_reduction, _reductions)
-amin, amax = min, max
+amin, amax = _make_reduction("min", "amin"), _make_reduction("max", "amax")
 
 
 # ---- products --------------------------------------------------------------------------------
@@ -381,7 +615,8 @@ def _product_operands(a, b, who):
 
 def dot(a, b):
     """numpy.dot for 1-D and 2-D Arrays: vector . vector is a Python scalar (ag_dot, not
-    conjugated); matrix . vector and vector . matrix go through gemv, matrix . matrix through
+    conjugated; of integers, the exact value, where numpy wraps in the input's dtype);
+    matrix . vector and vector . matrix go through gemv, matrix . matrix through
     gemm (float and complex dtypes)."""
     a = _operand(a, None, "anygpu.dot", "a")
     b = _operand(b, a.device, "anygpu.dot", "b")
@@ -390,24 +625,27 @@ def dot(a, b):
         if x.shape != y.shape:
             raise error("AG_ERR_MISMATCH", "anygpu.dot: a has shape %s but b %s" % (x.shape, y.shape))
         if dt.kind in _INT_KINDS:
-            dt = numpy.dtype("uint32" if dt.kind == "u" else "int32")
+            return _int_dot(x, y)
         out = empty((1,), dt, x.device)
         _dot(None, x._ptr, y._ptr, AXIS_ALL, out._ptr)
-        return out.to_host()[0].item()
+        return _value(out)
     if a.ndim > 2 or b.ndim > 2:
         raise error("AG_ERR_UNSUPPORTED", "anygpu.dot: arrays of more than 2 dimensions; use matmul for stacks")
     return _matmul("anygpu.dot", a, b)
 
 
 def vdot(a, b):
-    """numpy.vdot: conj(a) . b over all elements (flattened), a Python scalar (BLAS dotc)."""
+    """numpy.vdot: conj(a) . b over all elements (flattened), a Python scalar (BLAS dotc; of
+    integers, the exact value, as dot's)."""
     x, y, dt = _product_operands(a, b, "anygpu.vdot")
     if x.size != y.size:
         raise error("AG_ERR_MISMATCH", "anygpu.vdot: a has %d elements but b %d" % (x.size, y.size))
-    out = empty((1,), dt, x.device)
     x, y = ravel(x), ravel(y)  # the views must outlive the call
+    if dt.kind in _INT_KINDS:
+        return _int_dot(x, y)
+    out = empty((1,), dt, x.device)
     _blas_dot(None, x._ptr, y._ptr, dt.kind == "c", out._ptr)
-    return out.to_host()[0].item()
+    return _value(out)
 
 
 def matmul(a, b):
@@ -448,6 +686,9 @@ def astype(a, dtype):
     is refused, take real() or abs())."""
     a = _operand(a, None, "anygpu.astype", "a")
     dtype_code(dtype, "anygpu.astype")
+    if a.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":
+        raise error("AG_ERR_UNSUPPORTED", "anygpu.astype: a is %s; converting it to %s would drop the imaginary "
+                    "part: take real() or abs() first" % (a.dtype.name, numpy.dtype(dtype).name))
     out = empty(a.shape, dtype, a.device)
     if numpy.dtype(dtype) == a.dtype:
         _copy(None, a._ptr, out._ptr)
@@ -461,7 +702,11 @@ def reshape(a, shape, *more):
     a = _operand(a, None, "anygpu.reshape", "a")
     if more or isinstance(shape, numbers.Integral):
         shape = (shape,) + more
-    shape = [int(d) for d in shape]
+    try:
+        shape = [_length(d, shape, "anygpu.reshape") for d in shape]
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.reshape: shape %r is not an integer or a sequence of them"
+                    % (shape,)) from None
     if shape.count(-1) > 1:
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.reshape: shape %r has more than one -1" % (tuple(shape),))
     if -1 in shape:
@@ -478,9 +723,45 @@ def ravel(a):
     return reshape(a, -1)
 
 
+def transpose(x, axes=None):
+    """numpy.transpose: @x with its axes reversed, or permuted as @axes says. anygpu's arrays
+    are C-ordered and its views do not reorder memory, so this is a view only where the order
+    of the elements stays (a 1-D array, or axes of length 1 moved): otherwise UnsupportedError,
+    saying to transpose on the host."""
+    who = "anygpu.transpose"
+    x = _operand(x, None, who, "x")
+    if axes is None:
+        perm = tuple(range(x.ndim))[::-1]
+    else:
+        try:
+            perm = tuple(operator.index(a) for a in axes)
+        except TypeError:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes %r is not a sequence of integers" % (who, axes)) from None
+        if sorted(a % x.ndim if -x.ndim <= a < x.ndim else a for a in perm) != list(range(x.ndim)):
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes %r is not a permutation of %s's %d axes"
+                        % (who, axes, x.shape, x.ndim))
+        perm = tuple(a % x.ndim for a in perm)
+    if perm == tuple(range(x.ndim)):
+        return x
+    moved = [a for a in perm if x.shape[a] != 1]
+    if moved == sorted(moved):  # only axes of length 1 move: the same elements in the same order
+        return reshape(x, tuple(x.shape[a] for a in perm))
+    raise error("AG_ERR_UNSUPPORTED", "%s: anygpu's arrays are C-ordered without strides, so axes %s of shape %s "
+                "cannot be permuted in place; transpose on the host: anygpu.asarray(x.to_host().transpose(%s))"
+                % (who, perm, x.shape, ", ".join(map(str, perm))))
+
+
+def _matrix_transpose(x):
+    """The array API's x.mT: the last two axes swapped (x must have at least 2)."""
+    if x.ndim < 2:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array.mT: x has %d dimension; mT swaps the last two" % x.ndim)
+    return transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
+
+
 def full(shape, value, dtype=None, device=None):
     """A new Array of @shape filled with @value, in @dtype (default float32, complex64 for a
-    complex value: anygpu's default precision) on @device."""
+    complex value: anygpu's default precision) on @device. An integer dtype takes only
+    integers in its range, never rounded or wrapped."""
     if dtype is None:
         dtype = "complex64" if isinstance(value, (complex, numpy.complexfloating)) else "float32"
     out = empty(shape, dtype, device)
@@ -489,6 +770,8 @@ def full(shape, value, dtype=None, device=None):
 
 
 def _fill(out, value):
+    if not (_is_scalar(value) or isinstance(value, (bool, numpy.bool_))):
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: value %r is not a number" % (value,))
     value = complex(value)
     _fill_complex(None, out._ptr, value.real, value.imag)
 
@@ -503,24 +786,41 @@ def ones(shape, dtype="float32", device=None):
     return full(shape, 1, dtype, device)
 
 
-def _like(a, dtype):
-    return a.shape, a.dtype if dtype is None else dtype, a.device
+def _like(a, dtype, device):
+    """The shape, dtype and device of a new array like @a: an Array's own (its device unless
+    @device is given), or for anything else numpy reads (a numpy array, a list) its shape and
+    dtype on @device (default: default_device()); Python integers count as int32, as asarray
+    takes them."""
+    if isinstance(a, Array):
+        return a.shape, a.dtype if dtype is None else dtype, a.device if device is None else device
+    try:
+        host = numpy.asarray(a)
+    except (TypeError, ValueError) as e:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.zeros_like: numpy cannot read a as an array (%s)" % e) from None
+    if dtype is None:
+        dtype = _python_ints(a, host).dtype
+    return host.shape or (1,), dtype, _resolve_device(device)
 
 
-def empty_like(a, dtype=None):
-    return empty(*_like(a, dtype))
+def empty_like(a, dtype=None, device=None):
+    """A new uninitialised Array of @a's shape and dtype (or @dtype), on @a's device for an
+    Array (or @device); @a may be a numpy array or anything numpy reads."""
+    return empty(*_like(a, dtype, device))
 
 
-def zeros_like(a, dtype=None):
-    return zeros(*_like(a, dtype))
+def zeros_like(a, dtype=None, device=None):
+    """zeros of @a's shape and dtype (empty_like says which)."""
+    return zeros(*_like(a, dtype, device))
 
 
-def ones_like(a, dtype=None):
-    return ones(*_like(a, dtype))
+def ones_like(a, dtype=None, device=None):
+    """ones of @a's shape and dtype (empty_like says which)."""
+    return ones(*_like(a, dtype, device))
 
 
-def full_like(a, value, dtype=None):
-    shape, dt, dev = _like(a, dtype)
+def full_like(a, value, dtype=None, device=None):
+    """@value in an Array of @a's shape and dtype (empty_like says which)."""
+    shape, dt, dev = _like(a, dtype, device)
     return full(shape, value, dt, dev)
 
 
@@ -573,7 +873,7 @@ def _setitem(a, key, value):
         _fill(view, value)
         return
     if not isinstance(value, Array):  # converted as numpy assigns: to the view's dtype
-        value = asarray(numpy.asarray(value, dtype=view.dtype), device=view.device)
+        value = asarray(value, device=view.device, dtype=view.dtype)
     value = _as(value, view.dtype)
     if value.shape == view.shape:
         _copy(None, value._ptr, view._ptr)
@@ -591,7 +891,22 @@ def _item(a):
 
 # ---- the Array's operators and methods -------------------------------------------------------
 
+def _array_transpose(self, *axes):
+    """numpy's a.transpose(), a.transpose(1, 0) or a.transpose((1, 0))."""
+    if len(axes) == 1 and not isinstance(axes[0], (numbers.Integral, numpy.integer)):
+        axes = axes[0]
+    return transpose(self, axes or None)
+
+
+def _T(self):
+    """numpy's a.T: a 1-D array itself; otherwise transpose(a), which anygpu refuses unless the
+    order of the elements stays."""
+    return self if self.ndim < 2 else transpose(self)
+
+
 def _operators():
+    """Array's operators and methods, each a function of its own name (so that a failure inside
+    is reported as ``anygpu.Array.<name>``)."""
     def binop(name, reflected=False):
         if reflected:
             return lambda self, other: _binary_op(name, other, self)
@@ -613,20 +928,22 @@ def _operators():
                          ("gt", "greater"), ("ge", "greater_equal")):
         ops["__%s__" % dunder] = binop(name)
     ops.update({
-        "__neg__": negative, "__abs__": abs, "__pos__": lambda self: self,
-        "__matmul__": matmul, "__rmatmul__": lambda self, other: matmul(other, self),
-        "__getitem__": _getitem, "__setitem__": _setitem, "__hash__": None, "item": _item,
+        "__neg__": method(negative), "__abs__": method(abs), "__pos__": lambda self: self,
+        "__matmul__": method(matmul), "__rmatmul__": lambda self, other: matmul(other, self),
+        "__getitem__": method(_getitem), "__setitem__": method(_setitem), "item": method(_item),
         "__bool__": lambda self: bool(_item(self)), "__float__": lambda self: float(_item(self)),
         "__int__": lambda self: int(_item(self)), "__complex__": lambda self: complex(_item(self)),
-        "real": property(real), "imag": property(imag),
-        "ravel": ravel, "flatten": lambda self: ravel(self).copy(),
-        "reshape": lambda self, *shape: reshape(self, *shape),
+        "ravel": method(ravel), "flatten": lambda self: ravel(self).copy(),
+        "reshape": lambda self, *shape: reshape(self, *shape), "transpose": method(_array_transpose),
     })
     for f in (astype, sum, mean, min, max, argmin, argmax, dot, clip, conj):
         ops[f.__name__] = method(f)
-    ops["conjugate"] = ops["conj"]
+    ops["conjugate"] = method(conj)
     for name, f in ops.items():
-        setattr(Array, name, f)
+        setattr(Array, name, named(f, name))
+    for name, f in (("real", real), ("imag", imag), ("T", _T), ("mT", _matrix_transpose)):
+        setattr(Array, name, property(named(method(f), name), doc=f.__doc__))
+    Array.__hash__ = None
 
 
 _operators()

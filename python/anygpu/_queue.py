@@ -7,7 +7,7 @@ import ctypes
 import numpy
 
 from ._core import Array, _resolve_device, asarray
-from ._lib import fn
+from ._lib import error, fn, named
 
 c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 _queue_default = fn("ag_queue_default", [ctypes.c_void_p, c_void_pp])
@@ -33,7 +33,7 @@ class Event:
         self._ptr = ctypes.c_void_p()
         _event_record(queue, ctypes.byref(self._ptr))
 
-    record = classmethod(lambda cls, device=None: cls(device))
+    record = classmethod(named(lambda cls, device=None: cls(device), "record"))
 
     def synchronize(self):
         """Blocks until the work before the event has finished."""
@@ -41,6 +41,9 @@ class Event:
 
     def elapsed_time(self, end):
         """Milliseconds between this event and the later event @end (both finished first)."""
+        if not isinstance(end, Event):
+            raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Event.elapsed_time: end is a %s, not an Event"
+                        % type(end).__name__)
         ms = ctypes.c_double()
         _event_elapsed_ms(self._ptr, end._ptr, ctypes.byref(ms))
         return ms.value

@@ -39,20 +39,39 @@ def device_array(x, dev, who, arg, dtype=None, ndims=None):
             x = numpy.asarray(x)
         except (TypeError, ValueError) as e:
             raise invalid(who, "%s is not an array (%s)" % (arg, e)) from None
-        if x.dtype == object:
-            raise invalid(who, "%s is not an array of numbers" % arg)
+        if x.dtype.kind not in "biufc":
+            raise invalid(who, "%s is not an array of numbers (numpy reads it as %s)" % (arg, x.dtype))
     if ndims is not None and len(x.shape) not in ndims:
         raise invalid(who, "%s has shape %r; it must have %s dimensions"
                       % (arg, tuple(x.shape), " or ".join(str(n) for n in ndims)))
+    if dtype is not None:
+        not_complex(x.dtype, who, arg, dtype)
     return asarray(x, device=dev, dtype=dtype)
 
 
+def not_complex(dt, who, arg, dtype=None):
+    """UnsupportedError naming @arg when its dtype @dt is complex and the computation takes
+    @dtype, a real one (None: any complex input is refused): converting would drop the
+    imaginary part, and a result computed from the real part alone is not the caller's."""
+    if numpy.dtype(dt).kind == "c" and (dtype is None or numpy.dtype(dtype).kind != "c"):
+        raise refuse("AG_ERR_UNSUPPORTED", who, "%s is %s; this computation is real, and converting %s would drop "
+                     "its imaginary part (pass its real part, or real and imaginary parts as separate real "
+                     "problems)" % (arg, numpy.dtype(dt).name, arg))
+
+
 def host_array(x, who, arg, dtype, shape=None):
-    """@x as a C-ordered numpy array of @dtype (an Array is copied to the host), of @shape when
-    given (MismatchError naming @arg otherwise); None stays None."""
+    """@x as a C-ordered numpy array of @dtype in the machine's byte order (an Array is copied
+    to the host), of @shape when given (MismatchError naming @arg otherwise); None stays None.
+    A complex @x for a real @dtype is refused (not_complex)."""
     if x is None:
         return None
-    out = numpy.ascontiguousarray(numpy.asarray(x), dtype=dtype)
+    try:
+        x = numpy.asarray(x)
+    except (TypeError, ValueError) as e:
+        raise invalid(who, "%s is not an array (%s)" % (arg, e)) from None
+    not_complex(x.dtype, who, arg, dtype)
+    # In the machine's byte order whatever @dtype says: C reads the bytes as they are.
+    out = numpy.ascontiguousarray(x, dtype=numpy.dtype(dtype).newbyteorder("="))
     if shape is not None and out.shape != tuple(shape):
         raise refuse("AG_ERR_MISMATCH", who, "%s has shape %r; expected %r" % (arg, out.shape, tuple(shape)))
     return out

@@ -13,7 +13,7 @@ import ctypes
 import numpy
 
 from ._core import empty
-from ._lib import error, fn
+from ._lib import error, fn, named
 from ._ops import _as, _check_dtype, _operand
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
@@ -93,7 +93,7 @@ def _define(kind, ndim, length_arg):
     else:
         def f(x, s=None, axes=None, norm=None):
             return _transform(name, kind, x, ndim, axes, norm, s)
-    f.__name__ = f.__qualname__ = name
+    named(f, name)
     f.__doc__ = "numpy.fft.%s over the trailing axes (module docstring for the differences)." % name
     return f
 

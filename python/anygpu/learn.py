@@ -25,7 +25,7 @@ import numpy
 
 from ._core import Array, empty
 from ._lib import fn
-from ._sci import Owned, c_ptr, device_array, give_back, invalid, number, refuse, resolve_device
+from ._sci import Owned, c_ptr, device_array, give_back, invalid, not_complex, number, refuse, resolve_device
 
 __all__ = ["SGD", "Adam", "Descent", "Momentum", "FluxAdam", "flux", "mse", "logitcrossentropy",
            "nll_gridded", "sparsity", "entropy", "tv_image", "tsv"]
@@ -78,6 +78,8 @@ class _Optimizer(Owned):
         who = self._who + ".step"
         if not isinstance(param, Array):
             raise invalid(who, "param must be an anygpu Array (updated in place), not %s" % type(param).__name__)
+        if isinstance(grad, Array):
+            not_complex(grad.dtype, who, "grad", param.dtype)
         grad = device_array(grad, param.device, who, "grad", None if isinstance(grad, Array) else param.dtype)
         _optimizer_step(None, self._ptr, c_ptr(param), c_ptr(grad))
         return param

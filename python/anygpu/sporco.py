@@ -214,6 +214,7 @@ class _Solver(Owned):
     _free = staticmethod(_destroy)
     _stats = ()  # (sporco field, ag_iter_stats field) pairs of this solver's IterationStats
     _pgm = False
+    _not_options = ()  # ADMM keys sporco's class lacks (ReturnX is ADMMEqual's: BPDN's, ConvBPDN's)
 
     def _prepare(self, opt, arrays, device, kind):
         """The device, dtype, options struct and device arrays for a new solver; @arrays is a
@@ -222,6 +223,9 @@ class _Solver(Owned):
         if opt is not None and not isinstance(opt, dict):
             raise invalid(who, "opt must be a dict, not %s" % type(opt).__name__)
         opt = dict(opt or {})
+        for key in self._not_options:
+            if key in opt:
+                raise invalid(who, "opt has no option %r (sporco's %s has none)" % (key, type(self).__name__))
         dtype = opt.pop("DataType", None)
         callback = opt.pop("Callback", None)
         init = opt.pop("X0" if self._pgm else "Y0", None), None if self._pgm else opt.pop("U0", None)
@@ -279,7 +283,8 @@ class _Solver(Owned):
     def solve(self):
         """Runs MaxMainIter iterations at most (fewer when the stopping test passes, or the
         Callback returns True), continuing from where a previous solve() stopped, and returns
-        the result (sporco's: X or Y, as ReturnX says) as a new anygpu Array."""
+        what sporco's solve() returns, as a new anygpu Array: BPDN's and ConvBPDN's Y (X with
+        ReturnX), the TV solvers' and PGMConvBPDN's X, RobustPCA's pair (X, Y)."""
         _solve(self._ptr)
         return self._var(_VAR_RESULT)
 
@@ -426,6 +431,7 @@ class ConvBPDN(_ConvLayout, _Solver):
 
 class _TVDenoise(_Solver):
     _stats = _TV_STATS
+    _not_options = ("ReturnX",)
 
     def __init__(self, S, lmbda, opt=None, axes=(0, 1), device=None):
         (s,), c_opt = self._prepare(opt, [("S", S, (1, 2, 3))], device, self._kind)
@@ -461,16 +467,23 @@ class TVL2Denoise(_TVDenoise):
 
 class RobustPCA(_Solver):
     """sporco.admm.rpca.RobustPCA: argmin ||X||_* + lmbda ||Y||_1 such that X + Y = S, S a
-    2-D matrix; lmbda None is sporco's default, 1 / sqrt(rows). solve() returns X (the
-    low-rank part); Y is the sparse part."""
+    2-D matrix; lmbda None is sporco's default, 1 / sqrt(rows). solve() returns (X, Y), the
+    low-rank and the sparse part, as sporco's does."""
 
     _who = "anygpu.sporco.RobustPCA"
     _stats = (("Iter", "k"), ("ObjFun", "obj"), ("NrmNuc", "dfid"), ("NrmL1", "reg"), ("Cnstr", "reg2")) + \
         _ADMM_COMMON
+    _not_options = ("ReturnX",)
 
     def __init__(self, S, lmbda=None, opt=None, device=None):
         (s,), c_opt = self._prepare(opt, [("S", S, (2,))], device, 4)
         self._made(_rpca_create, c_ptr(s), self._lmbda(lmbda, True))
+
+    def solve(self):
+        """As sporco's RobustPCA.solve(): runs the iterations (as _Solver.solve) and returns
+        the pair (X, Y), the low-rank and the sparse part, each a new anygpu Array."""
+        X = super().solve()
+        return X, self.Y
 
 
 class PGMConvBPDN(_ConvLayout, _Solver):

@@ -17,8 +17,8 @@ import ctypes
 import numpy
 
 from ._core import Array, empty
-from ._lib import fn
-from ._sci import Owned, c_ptr, device_array, give_back, invalid, number, refuse, resolve_device
+from ._lib import AnygpuError, fn
+from ._sci import Owned, c_ptr, device_array, give_back, invalid, not_complex, number, refuse, resolve_device
 
 __all__ = ["match_template", "TemplateLibrary"]
 
@@ -45,7 +45,22 @@ def _real_frames(x, dev, who, arg, ndims):
         x = numpy.asarray(x)
         if x.dtype.kind in "biu":
             x = x.astype(numpy.float64 if dev.fp64 else numpy.float32)
+    not_complex(x.dtype, who, arg)
     return device_array(x, dev, who, arg, None, ndims)
+
+
+def _real_lists(value, who, arg):
+    """@value, a sequence of per-template sequences of numbers, as a list of float64 arrays
+    (complex values refused, not cast)."""
+    try:
+        lists = [numpy.asarray(v) for v in value]
+        for v in lists:
+            not_complex(v.dtype, who, arg)
+        return [v.astype(numpy.float64).ravel() for v in lists]
+    except (TypeError, ValueError) as e:
+        if isinstance(e, AnygpuError):
+            raise
+        raise invalid(who, "%s must be a sequence of per-template sequences of numbers (%s)" % (arg, e)) from None
 
 
 def match_template(image, template, pad_input=False, constant_value=0, device=None):
@@ -84,11 +99,7 @@ class TemplateLibrary(Owned):
         self.n_r = number(n_r, who, "n_r", low=1, integer=True)
         lists = []
         for arg, value in (("r_list", r_list), ("theta_list", theta_list), ("intensity_list", intensity_list)):
-            try:
-                lists.append([numpy.asarray(v, dtype=numpy.float64).ravel() for v in value])
-            except (TypeError, ValueError) as e:
-                raise invalid(who, "%s must be a sequence of per-template sequences of numbers (%s)" % (arg, e)) \
-                    from None
+            lists.append(_real_lists(value, who, arg))
         n = len(lists[0])
         if n == 0 or len(lists[1]) != n or len(lists[2]) != n:
             raise invalid(who, "r_list, theta_list and intensity_list must hold the same number (> 0) of templates,"

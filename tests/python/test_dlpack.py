@@ -326,3 +326,25 @@ def test_the_array_api_keywords_numpy_2_passes(dev):
     elsewhere = (2, 5) if own[0] != 2 else (1, 0)
     with pytest.raises(BufferError, match="dl_device"):
         a.__dlpack__(dl_device=elsewhere)
+
+
+@need_torch
+def test_torch_refusals_stand(dev):
+    """torch's __dlpack__ refuses a tensor that requires grad (an import would let anygpu write
+    to a leaf behind autograd's back) and one with the conjugate bit set (its memory holds the
+    unconjugated values): anygpu refuses them too, with torch's reason, through from_dlpack and
+    asarray alike; the detached or resolved tensor is taken."""
+    need_host(dev)
+    leaf = torch.ones(3, requires_grad=True)
+    for call in (anygpu.from_dlpack, lambda t: anygpu.asarray(t, device=dev)):
+        with pytest.raises(anygpu.InvalidArgumentError, match=r"was not exported: .*require.* grad.*detach\(\)"):
+            call(leaf)
+    assert leaf.detach().tolist() == [1, 1, 1] and leaf.grad is None
+    a = anygpu.from_dlpack(leaf.detach())  # detached: shared, as torch's own from_dlpack takes it
+    assert a._data_ptr() == leaf.data_ptr()
+    z = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64).conj()
+    for call in (anygpu.from_dlpack, lambda t: anygpu.asarray(t, device=dev)):
+        with pytest.raises(anygpu.InvalidArgumentError, match="was not exported: .*conjugate bit"):
+            call(z)
+    numpy.testing.assert_array_equal(anygpu.from_dlpack(z.resolve_conj()).to_host(),
+                                     numpy.array([1 - 2j, 3 + 4j], numpy.complex64))

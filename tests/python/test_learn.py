@@ -178,3 +178,21 @@ def test_errors(dev):
         L.tsv(p)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.learn.entropy: tot_flux"):
         L.entropy(p, p, 0)
+
+
+def test_complex_values_for_real_arguments_are_refused(dev):
+    """A complex array where the computation is real (a real parameter's gradient, a real
+    loss's target, MPoL's weights) is refused naming the argument, never cast to its real part."""
+    p = anygpu.asarray(numpy.zeros(3, numpy.float32), device=dev)
+    opt = L.Adam(p)
+    for grad in (numpy.ones(3) * 1j, anygpu.asarray(numpy.ones(3, numpy.complex64), device=dev)):
+        with pytest.raises(anygpu.UnsupportedError, match="anygpu.learn.Adam.step: grad is complex"):
+            opt.step(p, grad)
+    numpy.testing.assert_array_equal(p.to_host(), numpy.zeros(3, numpy.float32))  # not stepped
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.learn.mse: y is complex128"):
+        L.mse(p, numpy.ones(3) + 1j)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.learn.entropy: prior is complex"):
+        L.entropy(p + 1, anygpu.asarray(numpy.ones(3, numpy.complex64), device=dev))
+    vis = anygpu.asarray(numpy.ones((1, 2, 2), numpy.complex64), device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.learn.nll_gridded: weight is complex128"):
+        L.nll_gridded(vis, vis, numpy.ones((1, 2, 2)) * 1j, numpy.ones((1, 2, 2)))

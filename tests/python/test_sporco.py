@@ -121,14 +121,15 @@ def test_rpca_sporco_pinned(dev):
     opt = {"gEvalY": False, "MaxMainIter": 250, "AutoRho": {"Enabled": True}}
     if dev.fp64:
         b = RobustPCA(U + V, None, opt, device=dev)
-        X = cp2np(b.solve())
+        X, Y = (cp2np(v) for v in b.solve())  # sporco's solve() returns (X, Y)
         it = b.getitstat()
         assert abs(it.ObjFun[-1] - 321.493968419) < 1e-6 and len(it.Iter) == 17
-        assert numpy.mean((U - X) ** 2) < 5e-6 and numpy.mean((V - cp2np(b.Y)) ** 2) < 1e-8
+        assert numpy.mean((U - X) ** 2) < 5e-6 and numpy.mean((V - Y) ** 2) < 1e-8
         assert it._fields[:5] == ("Iter", "ObjFun", "NrmNuc", "NrmL1", "Cnstr")
     b = RobustPCA((U + V).astype(numpy.float32), None, dict(opt, MaxMainIter=5), device=dev)
-    want = RobustPCA(U + V, None, dict(opt, MaxMainIter=5), device="host").solve().to_host()
-    numpy.testing.assert_allclose(cp2np(b.solve()), want, rtol=0, atol=1e-4 * numpy.abs(want).max())
+    want = [v.to_host() for v in RobustPCA(U + V, None, dict(opt, MaxMainIter=5), device="host").solve()]
+    for got, w in zip(b.solve(), want):
+        numpy.testing.assert_allclose(cp2np(got), w, rtol=0, atol=1e-4 * numpy.abs(w).max())
 
 
 def cbpdn_problem():
@@ -231,3 +232,75 @@ def test_errors(dev):
                  layout="sporco")
     with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.BPDN"):
         BPDN(D, S, 0.1, {"DataType": numpy.int32}, device=dev)
+
+
+COMPLEX_CASES = [  # (solver, arguments with one complex array, the argument's name)
+    (BPDN, lambda c: (c((4, 6)), numpy.ones((4, 1)), 0.1), "D"),
+    (BPDN, lambda c: (numpy.ones((4, 6)), c((4, 1)), 0.1), "S"),
+    (ConvBPDN, lambda c: (c((2, 3, 3)), numpy.ones((8, 8)), 0.1), "D"),
+    (ConvBPDN, lambda c: (numpy.ones((2, 3, 3)), c((8, 8)), 0.1), "S"),
+    (PGMConvBPDN, lambda c: (c((2, 3, 3)), numpy.ones((8, 8)), 0.1), "D"),
+    (PGMConvBPDN, lambda c: (numpy.ones((2, 3, 3)), c((8, 8)), 0.1), "S"),
+    (TVL1Denoise, lambda c: (c((8, 8)), 0.1), "S"),
+    (TVL2Denoise, lambda c: (c((8, 8)), 0.1), "S"),
+    (RobustPCA, lambda c: (c((8, 6)),), "S"),
+]
+
+
+@pytest.mark.parametrize("cls,args,arg", COMPLEX_CASES, ids=["%s-%s" % (c[0].__name__, c[2]) for c in COMPLEX_CASES])
+@pytest.mark.parametrize("kind", ["numpy", "Array"])
+def test_complex_input_is_refused(dev, cls, args, arg, kind):
+    """sporco 0.2.2's solvers are for real problems: a complex array (numpy's or an anygpu
+    Array) is refused naming its argument, rather than solved for its real part alone."""
+    def c(shape):
+        z = numpy.ones(shape) + 0.5j
+        return z if kind == "numpy" else anygpu.asarray(z.astype("complex64"), device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match=r"anygpu.sporco.%s: %s is complex(64|128); this computation "
+                       r"is real" % (cls.__name__, arg)):
+        cls(*args(c), device=dev)
+
+
+def test_complex_initial_values_are_refused(dev):
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.BPDN: Y0 is complex128"):
+        BPDN(numpy.ones((4, 6)), numpy.ones((4, 1)), 0.1, {"Y0": numpy.ones((6, 1)) * 1j}, device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.sporco.PGMConvBPDN: X0 is complex128"):
+        PGMConvBPDN(numpy.ones((2, 3, 3)), numpy.ones((8, 8)), 0.1, {"X0": numpy.ones((1, 2, 8, 8)) * 1j},
+                    device=dev)
+
+
+def test_solve_returns_what_sporcos_returns(dev):
+    """solve() returns what sporco 0.2.2's solve() does: BPDN's and ConvBPDN's Y (X with
+    ReturnX, an ADMMEqual option), the TV solvers' and PGMConvBPDN's X, RobustPCA's pair
+    (X, Y), whose sum is S at convergence (the constraint X + Y = S)."""
+    rng = numpy.random.default_rng(3)
+    D, S = rng.standard_normal((10, 14)).astype("float32"), rng.standard_normal((10, 2)).astype("float32")
+    opt = {"MaxMainIter": 5, "RelStopTol": 0}
+    b = BPDN(D, S, 0.2, opt, device=dev)
+    numpy.testing.assert_array_equal(cp2np(b.solve()), cp2np(b.Y))
+    b = BPDN(D, S, 0.2, dict(opt, ReturnX=True), device=dev)
+    numpy.testing.assert_array_equal(cp2np(b.solve()), cp2np(b.X))
+    d, s = cbpdn_problem()
+    for cls, var in ((ConvBPDN, "Y"), (PGMConvBPDN, "X")):
+        c = cls(d.astype("float32"), s.astype("float32"), 0.1, dict(opt, L=1e3) if cls is PGMConvBPDN else opt,
+                device=dev)
+        numpy.testing.assert_array_equal(cp2np(c.solve()), cp2np(getattr(c, var)))
+    for cls in (TVL1Denoise, TVL2Denoise):
+        t = cls(S, 0.1, opt, device=dev)
+        numpy.testing.assert_array_equal(cp2np(t.solve()), cp2np(t.X))
+        with pytest.raises(anygpu.InvalidArgumentError, match="opt has no option 'ReturnX'"):
+            cls(S, 0.1, dict(opt, ReturnX=True), device=dev)
+    u, V = load("sporco_rpca_01_u"), load("sporco_rpca_01_V")
+    U = u @ u.T
+    r = RobustPCA((U + V).astype("float32"), None, {"gEvalY": False, "MaxMainIter": 250,
+                                                    "AutoRho": {"Enabled": True}}, device=dev)
+    result = r.solve()
+    assert isinstance(result, tuple) and len(result) == 2
+    X, Y = result
+    assert isinstance(X, anygpu.Array) and isinstance(Y, anygpu.Array) and X.shape == Y.shape == U.shape
+    numpy.testing.assert_array_equal(cp2np(X), cp2np(r.X))
+    numpy.testing.assert_array_equal(cp2np(Y), cp2np(r.Y))
+    # sporco's test_rpca.py test_01 bounds (float32 here): the low-rank part near U, the sparse near V
+    assert numpy.mean((U - cp2np(X)) ** 2) < 5e-6 and numpy.mean((V - cp2np(Y)) ** 2) < 1e-6
+    numpy.testing.assert_allclose(cp2np(X) + cp2np(Y), U + V, rtol=0, atol=1e-3 * numpy.abs(U + V).max())
+    with pytest.raises(anygpu.InvalidArgumentError, match="opt has no option 'ReturnX'"):
+        RobustPCA(U + V, None, {"ReturnX": False}, device=dev)

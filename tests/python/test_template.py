@@ -111,3 +111,20 @@ def test_errors(dev):
         lib.match(numpy.zeros((8, 4), numpy.float32), frac_keep=2)
     with pytest.raises(anygpu.MismatchError):
         lib.match(numpy.zeros((8, 5), numpy.float32))
+
+
+def test_complex_input_is_refused(dev):
+    """Template matching is real: a complex image, template, frame or intensity is refused
+    naming it, rather than matched by its real part."""
+    img, tpl = numpy.ones((8, 8), numpy.float32), numpy.ones((3, 3), numpy.float32)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.template.match_template: image is complex(64|128)"):
+        match_template(img + 1j, tpl, device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.template.match_template: image is complex64"):
+        match_template(anygpu.asarray(img.astype(numpy.complex64), device=dev), tpl)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.template.match_template: template is complex(64|128)"):
+        match_template(img, tpl + 1j, device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.template.TemplateLibrary: intensity_list is complex"):
+        TemplateLibrary([[1, 2]], [[0, 3]], [[1.0, 0.5j]], 8, 4, device=dev)
+    lib = TemplateLibrary([[1, 2]], [[0, 3]], [[1.0, 0.5]], 8, 4, device=dev)
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.template.TemplateLibrary.match: polar_frames is complex"):
+        lib.match(numpy.ones((8, 4)) * 1j)
