@@ -97,7 +97,7 @@ int python_child(const char *spec) {
     if (ag_array_create(s.dev, AG_F32, 1, &n, &s.a) != AG_OK || ag_array_create(s.dev, AG_F32, 1, &n, &s.b) != AG_OK ||
         ag_array_create(s.dev, AG_F32, 1, &n, &s.c) != AG_OK || ag_fill(NULL, s.a, 0.1) != AG_OK ||
         ag_fill(NULL, s.b, 0.2) != AG_OK || py_time(&s, &us) != AG_OK)
-      return fail("ag_add");
+      return fail("c = a + b from C");
     if (py_element(s.c, 0, &first) != AG_OK || py_element(s.c, n - 1, &last) != AG_OK)
       return fail("reading c");
     if (first != want || last != want)
