@@ -57,15 +57,11 @@ const char *test_write_text(const char *tag, const char *name, const char *text,
   return path;
 }
 
-/* The interpreter meson chose (meson.build: ref_python), the one with the reference packages,
-   whatever python3 PATH holds. */
+/* AG_TEST_PYTHON: the interpreter meson chose (meson.build: ref_python), the one with the
+   reference packages, whatever python3 PATH holds. */
 #ifndef AG_TEST_PYTHON
 #error "AG_TEST_PYTHON names the build's Python (tests/meson.build)"
 #endif
-
-const char *test_python(void) {
-  return AG_TEST_PYTHON;
-}
 
 int test_run(char *const argv[], char *out, size_t size) {
   int fds[2];

@@ -18,27 +18,25 @@ const char *test_tmp_dir(const char *tag);
 /* Writes @p text to a new file @p name in test_tmp_dir(@p tag); its path goes to @p path. */
 const char *test_write_text(const char *tag, const char *name, const char *text, char *path, size_t size);
 
-/* The Python the build chose for the tests (meson's summary, section Python: -Dpython, else the
-   first of /usr/bin/python3 and python3 on PATH that imports numpy), as an absolute path. */
-const char *test_python(void);
-
 /* Runs @p argv (argv[0] a path, or a name found on PATH) with stdout and stderr into @p out
    (the last @p size - 1 bytes kept). Returns its exit status; 127 when it could not start;
    256 + the signal when one ended it. */
 int test_run(char *const argv[], char *out, size_t size);
 
-/* Runs @p args as test_run() does, args[0] being "python3", which stands for test_python()
-   (the build's Python, not the first python3 on PATH). */
+/* Runs @p args as test_run() does, args[0] being "python3", which stands for the build's Python
+   (AG_TEST_PYTHON: -Dpython, else the first of /usr/bin/python3 and python3 on PATH that
+   imports numpy; meson's summary names it), not the first python3 on PATH. */
 int test_run_python(char *const args[], char *out, size_t size);
 
-/* Whether test_python() imports @p module and its @p version_expr starts with @p want (pyFAI,
-   "pyFAI.version", "0.21."); if not, why, naming the Debian @p package to install, and the
-   reference is noted missing: the suite then ends as test_references_status() says, after its
-   other tcases ran. */
+/* Whether the build's Python imports @p module and its @p version_expr starts with @p want
+   (pyFAI, "pyFAI.version", "0.21."); if not, why, naming the Debian @p package to install, and
+   the reference is noted missing: the suite then ends as test_references_status() says, after
+   its other tcases ran. Call it from suite_build (the process that runs the suite), not from a
+   tcase. */
 bool test_python_module(const char *module, const char *version_expr, const char *want, const char *package,
                         char *why, size_t size);
 
-/* Whether test_python() imports pyFAI 0.21 (test_python_module); if not, why, into @p why. */
+/* Whether the build's Python imports pyFAI 0.21 (test_python_module); if not, why, into @p why. */
 bool test_pyfai_available(char *why, size_t size);
 
 /* Whether a missing reference fails the suite: ANYGPU_TEST_REFERENCES=required, which meson's
