@@ -29,7 +29,9 @@ esac
 # Open MPI, for examples/mpi_integrate and its test under mpirun (the library does not link it);
 # CMake, which writes the CMake package's version file and builds the test's CMake project
 # against the installed library; DLPack's header, for ag_array_to_dlpack / ag_array_from_dlpack.
-# pytest, which runs the Python package's tests (python/, tests/python/).
+# pytest, which runs the Python package's tests (python/, tests/python/). The Python packages
+# are Debian's, for /usr/bin/python3: the build runs its tests with that interpreter even when
+# another python3 (pyenv, conda) comes first on PATH (README, "Building options").
 packages="gcc libc6-dev meson ninja-build pkg-config cmake python3 python3-numpy python3-pytest python3-pyfai python3-skimage python3-sklearn python3-h5py python3-pyopencl python3-torch libhdf5-dev
 bitshuffle hdf5-filter-plugin hdf5-plugin-lzf
 libopenblas-dev libfftw3-dev libdlpack-dev

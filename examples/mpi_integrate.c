@@ -44,16 +44,21 @@ static const double pixel = 55e-6, dist = 0.1, wavelength = 2.5e-12; /* 200 keV 
 
 static int rank; /* this process's rank, for messages */
 
-/* Prints what failed and why, and ends every rank of the job. */
+/* Prints what failed (NULL: @p why says it) and why, and ends every rank of the job. */
 static void die(const char *what, const char *why) {
-  fprintf(stderr, "mpi_integrate: rank %d: %s: %s\n", rank, what, why);
+  if (what != NULL)
+    fprintf(stderr, "mpi_integrate: rank %d: %s: %s\n", rank, what, why);
+  else
+    fprintf(stderr, "mpi_integrate: rank %d: %s\n", rank, why);
   MPI_Abort(MPI_COMM_WORLD, 1);
   exit(1);
 }
 
-static void check_ag(ag_status s, const char *what) {
+/* Ends the job on a failed anygpu call, with ag_last_error(), which names the function and
+   the argument already. */
+static void check_ag(ag_status s) {
   if (s != AG_OK)
-    die(what, ag_last_error());
+    die(NULL, ag_last_error());
 }
 
 static void check_mpi(int rc, const char *what) {
@@ -93,9 +98,9 @@ static void integrate(ag_device *dev, ag_integrator *integ, const uint16_t *fram
   size_t shape[3] = {count, det, det};
   ag_array *a;
   ag_integrate_result res;
-  check_ag(ag_array_from_host(dev, AG_U16, 3, shape, frames, &a), "ag_array_from_host");
-  check_ag(ag_integrate(NULL, integ, a, &res), "ag_integrate");
-  check_ag(ag_array_to_host(res.intensity, intensity, count * NPT_RAD * sizeof *intensity), "ag_array_to_host");
+  check_ag(ag_array_from_host(dev, AG_U16, 3, shape, frames, &a));
+  check_ag(ag_integrate(NULL, integ, a, &res));
+  check_ag(ag_array_to_host(res.intensity, intensity, count * NPT_RAD * sizeof *intensity));
   ag_integrate_result_free(&res);
   ag_array_free(a);
 }
@@ -143,9 +148,9 @@ int main(int argc, char **argv) {
   if (spec == NULL || spec[0] == '\0')
     spec = "local-rank";
   ag_device *dev;
-  check_ag(ag_device_select(spec, &dev), "ag_device_select");
+  check_ag(ag_device_select(spec, &dev));
   ag_device_info info;
-  check_ag(ag_device_get_info(dev, &info), "ag_device_get_info");
+  check_ag(ag_device_get_info(dev, &info));
 
   size_t n = scan * scan, per = det * det, first = (size_t)rank * n / (size_t)size;
   size_t count = ((size_t)rank + 1) * n / (size_t)size - first;
@@ -165,7 +170,7 @@ int main(int argc, char **argv) {
                               .has_radial_range = true, .radial_min = 0,
                               .radial_max = q_of_r((double)det / 2 * pixel)};
   ag_integrator *integ;
-  check_ag(ag_integrator_create(dev, &poni, &opt, &integ), "ag_integrator_create");
+  check_ag(ag_integrator_create(dev, &poni, &opt, &integ));
   /* One batch before the clock starts: the first launch builds the kernel on OpenCL and CUDA
      devices (or loads it from anygpu's cache), and pocl may build it again for a new size of
      launch; that is setup, not integration. */
@@ -212,7 +217,7 @@ int main(int argc, char **argv) {
     /* Each frame's first ring: the largest bin inside 0.35 of the detector's width (the second
        ring, 1.7 times as wide, lies beyond). */
     double q[NPT_RAD];
-    check_ag(ag_integrator_radial(integ, q), "ag_integrator_radial");
+    check_ag(ag_integrator_radial(integ, q));
     for (size_t k = 0; k < n; k++) {
       int best = 0;
       for (int b = 1; b < NPT_RAD * 7 / 10; b++)

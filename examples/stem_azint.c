@@ -40,15 +40,16 @@ static void draw(uint16_t *pattern, int sy, int sx) {
     }
 }
 
-static int fail(const char *what) {
-  fprintf(stderr, "stem_azint: %s: %s\n", what, ag_last_error());
+/* Says why the last anygpu call failed: ag_last_error() names the function and the argument. */
+static int fail(void) {
+  fprintf(stderr, "stem_azint: %s\n", ag_last_error());
   return 1;
 }
 
 int main(void) {
   ag_device *dev;
   if (ag_device_select(NULL, &dev) != AG_OK)
-    return fail("ag_device_select");
+    return fail();
   ag_device_info info;
   ag_device_get_info(dev, &info);
 
@@ -60,7 +61,7 @@ int main(void) {
                               .radial_max = q_of_r(DET / 2.0 * pixel)};
   ag_integrator *integ;
   if (ag_integrator_create(dev, &poni, &opt, &integ) != AG_OK)
-    return fail("ag_integrator_create");
+    return fail();
   double q[NPT_RAD];
   ag_integrator_radial(integ, q);
 
@@ -81,12 +82,12 @@ int main(void) {
     ag_integrate_result res;
     /* to_device, get_azimuthal_integral2d, to_host. */
     if (ag_array_from_host(dev, AG_U16, 3, shape, scan + first * per, &frames) != AG_OK)
-      return fail("ag_array_from_host");
+      return fail();
     if (ag_integrate(NULL, integ, frames, &res) != AG_OK)
-      return fail("ag_integrate");
+      return fail();
     if (ag_array_to_host(res.intensity, result + first * NPT_AZIM * NPT_RAD,
                          count * NPT_AZIM * NPT_RAD * sizeof *result) != AG_OK)
-      return fail("ag_array_to_host");
+      return fail();
     ag_integrate_result_free(&res);
     ag_array_free(frames);
   }

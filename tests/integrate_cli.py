@@ -7,8 +7,9 @@ package without its plugin), and bad input refused with one line and no output l
 
 usage: integrate_cli.py ANYGPU_INTEGRATE ANYGPU_INFO WORKDIR
 Exit status 0 when every check passes, 1 on a failure (each printed), 77 (skipped, with the
-reason) without numpy or pyFAI. HDF5 inputs are checked where h5py is installed, else that
-check says it was skipped.
+reason) without numpy or pyFAI, or when the other checks passed without h5py, which the HDF5
+input check needs. Under -Dreferences=required (ANYGPU_TEST_REFERENCES=required) a missing
+reference is a failure.
 """
 import glob
 import os
@@ -25,6 +26,8 @@ ATOL_FRACTION = 1e-6  # of the largest value, for bins near zero
 RTOL_CENTRES = 1e-9
 
 failures = []
+skipped = []
+REQUIRED = os.environ.get("ANYGPU_TEST_REFERENCES") == "required"
 
 
 def check(ok, what):
@@ -195,8 +198,9 @@ def main(argv):
         import pyFAI
         from pyFAI.azimuthalIntegrator import AzimuthalIntegrator
     except ImportError as e:
-        print("skipped: the comparison needs numpy and pyFAI (python3-pyfai): %s" % e)
-        return 77
+        print("%s: the comparison needs numpy and pyFAI (python3-pyfai): %s: %s" %
+              ("FAIL" if REQUIRED else "skipped", sys.executable, e))
+        return 1 if REQUIRED else 77
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from pyfai_azint import clear_full_split_buffer
     clear_full_split_buffer()  # pyFAI's 2-D full splitting made deterministic
@@ -291,9 +295,11 @@ def main(argv):
     # HDF5: the same stack as a dataset gives bit for bit the .npy's outputs.
     try:
         import h5py
-    except ImportError:
+    except ImportError as e:
         h5py = None
-        print("skipped: the HDF5 input check needs h5py (python3-h5py)")
+        why = "the HDF5 input check needs h5py (python3-h5py): %s: %s" % (sys.executable, e)
+        check(not REQUIRED, why)
+        skipped.append(why)
     if h5py is not None:
         h5 = os.path.join(work, "stack.h5")
         with h5py.File(h5, "w") as f:
@@ -366,6 +372,9 @@ def main(argv):
             print("ok: %s refused: %s" % (name, lines[0]))
 
     print("pyFAI %s; %d failures" % (pyFAI.version, len(failures)))
+    if not failures and skipped:
+        print("SKIP: " + "; ".join(skipped))
+        return 77
     return 1 if failures else 0
 
 

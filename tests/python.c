@@ -1,5 +1,6 @@
 /* tests/python.c - what the suites that compare with Python libraries share (python.h): a
-   folder per test for files, and python3 run with its output captured. */
+   folder per test for files, the build's Python run with its output captured, and the record of
+   the reference packages it lacks. */
 #include <errno.h>
 #include <ftw.h>
 #include <spawn.h>
@@ -56,10 +57,13 @@ const char *test_write_text(const char *tag, const char *name, const char *text,
   return path;
 }
 
-/* Runs @p args (args[0] is "python3", found on PATH) with stdout and stderr into @p out (the
-   last @p size - 1 bytes kept). Returns its exit status; 127 when it could not start; 256 +
-   the signal when one ended it. */
-int test_run_python(char *const args[], char *out, size_t size) {
+/* AG_TEST_PYTHON: the interpreter meson chose (meson.build: ref_python), the one with the
+   reference packages, whatever python3 PATH holds. */
+#ifndef AG_TEST_PYTHON
+#error "AG_TEST_PYTHON names the build's Python (tests/meson.build)"
+#endif
+
+int test_run(char *const argv[], char *out, size_t size) {
   int fds[2];
   if (pipe(fds) != 0)
     return 127;
@@ -71,7 +75,7 @@ int test_run_python(char *const args[], char *out, size_t size) {
   fflush(stdout);
   fflush(stderr);
   pid_t pid;
-  int rc = posix_spawnp(&pid, args[0], &fa, NULL, args, environ);
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   close(fds[1]);
   size_t used = 0;
@@ -89,7 +93,7 @@ int test_run_python(char *const args[], char *out, size_t size) {
   out[used] = '\0';
   close(fds[0]);
   if (rc != 0) {
-    snprintf(out, size, "%s: %s", args[0], strerror(rc));
+    snprintf(out, size, "%s: %s", argv[0], strerror(rc));
     return 127;
   }
   int status = 0;
@@ -97,6 +101,52 @@ int test_run_python(char *const args[], char *out, size_t size) {
     if (errno != EINTR)
       return 127;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 256 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int test_run_python(char *const args[], char *out, size_t size) {
+  /* Called outside tests too (test_python_module, from suite_build), so no ck_assert here. */
+  enum { MAX_ARGS = 64 };
+  char *argv[MAX_ARGS + 1];
+  size_t n = 1;
+  argv[0] = (char *)AG_TEST_PYTHON;
+  for (; args[n] != NULL && n < MAX_ARGS; n++)
+    argv[n] = args[n];
+  argv[n] = NULL;
+  if (strcmp(args[0], "python3") != 0 || args[n] != NULL) {
+    snprintf(out, size, "test_run_python: args[0] must be \"python3\" (it is \"%s\"), and at most %d arguments follow",
+             args[0], MAX_ARGS - 1);
+    return 127;
+  }
+  return test_run(argv, out, size);
+}
+
+/* ---- missing references -------------------------------------------------------------------- */
+
+/* What test_python_module found missing in this process, one line each. */
+static char missing[4096];
+
+static void note_missing(const char *why) {
+  size_t used = strlen(missing);
+  if (used + 1 < sizeof missing)
+    snprintf(missing + used, sizeof missing - used, "%s  %s", used ? "\n" : "", why);
+}
+
+bool test_references_required(void) {
+  const char *how = getenv("ANYGPU_TEST_REFERENCES");
+  return how != NULL && strcmp(how, "required") == 0;
+}
+
+int test_references_status(void) {
+  if (missing[0] == '\0')
+    return 0;
+  if (test_references_required()) {
+    printf("FAIL: references are required (-Dreferences=required), and comparisons did not run:\n%s\n", missing);
+    fflush(stdout);
+    return 1;
+  }
+  printf("SKIP: comparisons did not run:\n%s\n", missing);
+  fflush(stdout);
+  return 77;
 }
 
 bool test_python_module(const char *module, const char *version_expr, const char *want, const char *package,
@@ -111,14 +161,15 @@ bool test_python_module(const char *module, const char *version_expr, const char
       *--last = '\0';
     while (last > out && last[-1] != '\n')
       last--;
-    snprintf(why, size, "python3 on PATH does not import %s (status %d: %s); install %s", module, rc, last, package);
-    return false;
+    snprintf(why, size, "%s does not import %s (status %d: %s); install %s, or configure with -Dpython= an "
+             "interpreter that has it", AG_TEST_PYTHON, module, rc, last, package);
+  } else if (strncmp(out, want, strlen(want)) != 0) {
+    snprintf(why, size, "%s has %s %.40s, not %s", AG_TEST_PYTHON, module, out, want);
+  } else {
+    return true;
   }
-  if (strncmp(out, want, strlen(want)) != 0) {
-    snprintf(why, size, "python3 on PATH has %s %.40s, not %s", module, out, want);
-    return false;
-  }
-  return true;
+  note_missing(why);
+  return false;
 }
 
 bool test_pyfai_available(char *why, size_t size) {
@@ -126,14 +177,11 @@ bool test_pyfai_available(char *why, size_t size) {
 }
 
 void test_run_without(Suite *own, const char *peer, const char *why) {
+  printf("left out: the comparisons with %s: %s\n", peer, why);
   SRunner *sr = srunner_create(own);
   srunner_set_fork_status(sr, CK_FORK);
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  if (failed != 0)
-    exit(1);
-  printf("SKIP: the comparisons with %s did not run: %s\n", peer, why);
-  fflush(stdout);
-  exit(77);
+  exit(failed != 0 ? 1 : test_references_status());
 }

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "python.h"
 #include "runner.h"
 
 enum { MAX_DEVICES = 64 };
@@ -283,7 +284,9 @@ int main(int argc, char **argv) {
   srunner_free(sr);
   for (int i = 0; i < ndevices; i++)
     free(specs[i]);
-  return failed == 0 ? 0 : 1;
+  /* A comparison left out for a missing reference (python.h) makes a passing run a skip, or a
+     failure when references are required. */
+  return failed == 0 ? test_references_status() : 1;
 }
 
 void test_require_devices(const char *spec, int want) {

@@ -17,9 +17,9 @@ double *sv_download(const ag_array *a);
 /* The dtypes a device computes in: f64 where it has double precision (else it says so), then
    f32. Returns how many. */
 int sv_dtypes(ag_device *dev, ag_dtype out[2]);
-/* Runs tests/sporco_ref.py's `run SOLVER DIR DIR/out key=value...` (python3 from PATH) on the
-   inputs written to DIR; returns its history (iterations x 9: k, ObjFun, DFid, Reg, r, s,
-   eps_pri, eps_dua, rho). */
+/* Runs tests/sporco_ref.py's `run SOLVER DIR DIR/out key=value...` (the build's Python,
+   python.h) on the inputs written to DIR; returns its history (iterations x 9: k, ObjFun, DFid,
+   Reg, r, s, eps_pri, eps_dua, rho). */
 npy_array sv_reference_history(const char *solver, const char *dir, char *const *keys);
 /* The solver's history against the reference's, iteration by iteration: rho equal to 1e-9
    relative, ObjFun, DFid, Reg and the residuals to @p tol relative (of the larger of the

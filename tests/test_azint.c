@@ -3,9 +3,10 @@
    against a long double reference computed here from pyFAI's formulas, and against pyFAI's
    results; refused input.
 
-   Without a python3 that imports pyFAI 0.21, the comparisons with pyFAI are not added; the
-   executable then runs the others itself and exits 77 (SKIP) with the reason when they pass,
-   so that a comparison that did not run is never reported as passed. */
+   Where the build's Python (python.h) does not import pyFAI 0.21, the comparisons with pyFAI are
+   not added; the executable then runs the others itself and, when they pass, exits 77 (SKIP)
+   with the reason, or 1 under -Dreferences=required, so that a comparison that did not run is
+   never reported as passed. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,11 +1,12 @@
 /* tests/test_geometry.c — diffraction geometry (diffraction.h): PONI files, the per-pixel
    arrays against analytic values, and against pyFAI 0.21.3 itself (tests/pyfai_geometry.py,
-   run by `python3` from PATH) for three geometries; and the .npy reader and writer the
+   run by the build's Python, python.h) for three geometries; and the .npy reader and writer the
    comparison uses (tests/npy.h).
 
-   Without a python3 that imports pyFAI 0.21, the other tcases run here, in suite_build, and
-   the executable then exits 77 (SKIP) with the reason if they passed: the comparison with
-   pyFAI is never reported as passed when it did not run. */
+   Where that Python does not import pyFAI 0.21, the other tcases run here, in suite_build, and
+   the executable then exits 77 (SKIP) with the reason if they passed, or 1 under
+   -Dreferences=required: the comparison with pyFAI is never reported as passed when it did
+   not run. */
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>

@@ -668,7 +668,7 @@ START_TEST(rml_loop_matches_mpols_tutorial_loop_in_pytorch) {
     snprintf(sky, sizeof sky, "%s/rml_sky.npy", dir);
     char *const args[] = {(char *)exe, "--npix", "64", "--epochs", "50", "--out", sky, "--save", (char *)dir,
                           single ? "--f32" : NULL, NULL};
-    int rc = test_run_python(args, out, sizeof out);
+    int rc = test_run(args, out, sizeof out);
     ck_assert_msg(rc == 0 || rc == 1, "%s: rml_imaging exited %d:\n%s", test_label(), rc, out);
     printf("%s: rml_imaging%s:\n%s", test_label(), single ? " --f32" : "", out);
     run_torch("rml", dir);

@@ -1,8 +1,8 @@
 /* tests/test_solvers.c - sporco's solvers (solvers.h) on every device: sporco 0.2.2's own test
    problems (their seeded inputs in tests/data, made by tests/data/make_sporco_problems.py)
    reaching sporco's pinned values within sporco's tolerances; the Lasso optimality conditions;
-   scikit-learn's Lasso at the same lambda (tests/solvers_peer.py, run by `python3` from PATH,
-   left out saying why where scikit-learn is absent); iterating in steps and callbacks; sporco's
+   scikit-learn's Lasso at the same lambda (tests/solvers_peer.py, run by the build's Python,
+   python.h; left out where scikit-learn is absent, and the suite then reports itself skipped); iterating in steps and callbacks; sporco's
    option defaults; refused input. f64 runs where the device has double precision, f32
    everywhere; the tolerances are stated per test and dtype. */
 #include <float.h>
@@ -759,13 +759,13 @@ void suite_build(Suite *s, const char *backend) {
         add_device_test(s, "rpca iterates match the numpy transcription of sporco",
                         rpca_iterates_match_the_numpy_transcription_of_sporco);
   else
-    printf("SKIP (three tcases): the comparisons with the numpy transcription of sporco did not run: %s\n", why);
+    printf("left out (three tcases): the comparisons with the numpy transcription of sporco: %s\n", why);
   if (test_python_module("sklearn.linear_model", "sklearn.__version__", "1.", "python3-sklearn", why, sizeof why))
     add_device_test(s, "bpdn agrees with scikit-learn's lasso", bpdn_agrees_with_scikit_learn_lasso);
   else
-    printf("SKIP (one tcase): the comparison with scikit-learn did not run: %s\n", why);
+    printf("left out (one tcase): the comparison with scikit-learn: %s\n", why);
   if (test_python_module("skimage.restoration", "skimage.__version__", "0.19.", "python3-skimage", why, sizeof why))
     add_device_test(s, "tvl2 agrees with scikit-image's chambolle", tvl2_agrees_with_scikit_image_chambolle);
   else
-    printf("SKIP (one tcase): the comparison with scikit-image did not run: %s\n", why);
+    printf("left out (one tcase): the comparison with scikit-image: %s\n", why);
 }

@@ -146,7 +146,8 @@ AG_API const char *ag_backend_unavailable_reason(const char *backend);
 
 /** Why "auto" picks the device it picks: "auto: the first CUDA GPU", "auto: the first OpenCL
     GPU (no CUDA GPU)" or "auto: no GPU found, so the host"; "no device" when no device could
-    be enumerated. Static string. */
+    be enumerated. Static string. It describes "auto" alone, whatever ANYGPU_DEVICE holds: when
+    that names a device, ag_device_select(NULL) takes the device it names instead. */
 AG_API const char *ag_device_auto_reason(void);
 
 #ifdef __cplusplus

@@ -12,8 +12,8 @@ double now_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-/* Says on stderr that @p what failed, with the library's message; returns 1, the child's exit
-   status. */
+/* Says on stderr that @p what (a step, in words: ag_last_error() names the function itself)
+   failed, with the library's message; returns 1, the child's exit status. */
 int fail(const char *what) {
   fprintf(stderr, "anygpu-bench: %s: %s\n", what, ag_last_error());
   return 1;

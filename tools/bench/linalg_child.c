@@ -255,7 +255,7 @@ int linalg_child(const char *spec, const char *dtype_name) {
       rc = linalg_check(&l, "the last round");
       linalg_release(&l);
       if (rc == 0 && ag_device_trim(dev) != AG_OK)
-        rc = fail("ag_device_trim");
+        rc = fail("trimming the pool");
       if (rc == 0)
         printf("ok\n");
     } else {

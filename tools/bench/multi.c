@@ -70,13 +70,13 @@ int multi_child(const char *spec) {
   double ms, best1 = INFINITY, bestn = INFINITY;
   /* A first call of each, untimed: kernel builds and the integrators' matrices. */
   if (mu_time(&r1, &ms) != AG_OK || mu_time(&rn, &ms) != AG_OK)
-    return fail("ag_integrate_split");
+    return fail("the first split");
   for (int k = 0; k < MU_ROUNDS; k++) {
     if (mu_time(&r1, &ms) != AG_OK)
-      return fail("ag_integrate_split, one device");
+      return fail("the split over one device");
     best1 = fmin(best1, ms);
     if (mu_time(&rn, &ms) != AG_OK)
-      return fail("ag_integrate_split, the set");
+      return fail("the split over the set");
     bestn = fmin(bestn, ms);
   }
   bool same = memcmp(a, b, MU_FRAMES * bins * sizeof *a) == 0;

@@ -133,11 +133,12 @@ static void add_reason(char *why, size_t size, const char *python, const char *w
 
 /* Starts @p script (with @p mode, "cpu", "gpu" or "torch", and @p args, at most three, after
    it) on the CPU (numpy), the GPU (CuPy) or PyTorch on the CPU (@p module names which), with
-   Debian's /usr/bin/python3 (which has python3-numpy and python3-torch) and else the python3 on
-   PATH, and waits for its "ready". Returns 0 with *c running; else -1: with @p name set when
-   the module imported but the peer failed (its rows show "-"), or empty when no interpreter
-   has the module, having said why once per module on stderr (the CPU peers' rows then show
-   "-", CuPy's stay empty, so @p name is still set for numpy and torch). */
+   the build's Python (AG_BENCH_PYTHON: -Dpython, else the first of /usr/bin/python3 and python3
+   on PATH that imported numpy when the build was configured; the tests use it too), and waits
+   for its "ready". Returns 0 with *c running; else -1: with @p name set when the module
+   imported but the peer failed (its rows show "-"), or empty when the interpreter lacks the
+   module, having said why once per module on stderr (the CPU peers' rows then show "-",
+   CuPy's stay empty, so @p name is still set for numpy and torch). */
 static int peer_run(const char *mode, const char *module, const char *script, const char *const args[3], coproc *c,
                     char *name, size_t name_size) {
   static bool told[3];
@@ -146,7 +147,7 @@ static int peer_run(const char *mode, const char *module, const char *script, co
   static const struct {
     const char *python;
     bool search;
-  } pythons[] = {{"/usr/bin/python3", false}, {"python3", true}};
+  } pythons[] = {{AG_BENCH_PYTHON, false}};
   char why[1024] = "", line[256];
   name[0] = '\0';
   for (size_t i = 0; i < sizeof pythons / sizeof pythons[0]; i++) {

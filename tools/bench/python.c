@@ -97,7 +97,7 @@ int python_child(const char *spec) {
     if (ag_array_create(s.dev, AG_F32, 1, &n, &s.a) != AG_OK || ag_array_create(s.dev, AG_F32, 1, &n, &s.b) != AG_OK ||
         ag_array_create(s.dev, AG_F32, 1, &n, &s.c) != AG_OK || ag_fill(NULL, s.a, 0.1) != AG_OK ||
         ag_fill(NULL, s.b, 0.2) != AG_OK || py_time(&s, &us) != AG_OK)
-      return fail("ag_add");
+      return fail("c = a + b from C");
     if (py_element(s.c, 0, &first) != AG_OK || py_element(s.c, n - 1, &last) != AG_OK)
       return fail("reading c");
     if (first != want || last != want)
@@ -172,8 +172,8 @@ int python_device(const char *self, const device_entry *d, bool csv, totals *tot
   char line[1024], name[16];
   const char *args[3] = {AG_BENCH_PYTHON_DIR, AG_BENCH_LIBRARY, d->spec};
   if (peer_start(false, "peer_python", args, &py, name, sizeof name) != 0) {
-    fprintf(stderr, "anygpu-bench: the python section is skipped on %s: it needs a python3 with numpy and the "
-                    "anygpu package (why: above)\n", d->spec);
+    fprintf(stderr, "anygpu-bench: the python section is skipped on %s: it needs %s with numpy and the "
+                    "anygpu package (why: above)\n", d->spec, AG_BENCH_PYTHON);
     return 0;
   }
   char *argv[] = {(char *)self, (char *)"--python-child", (char *)d->spec, NULL};
@@ -234,7 +234,7 @@ void python_footer(const totals *tot) {
            "  function (\"-\" where this package has none; anygpu.add(a, b), which allocates c, where\n"
            "  it takes no out=). / C and / numpy: the Python call's time over C's and numpy's (above\n"
            "  1, Python through anygpu is slower); each side's result is checked. The Python side is\n"
-           "  /usr/bin/python3 (else python3) with the package from %s and\n"
+           "  %s with the package from %s and\n"
            "  ANYGPU_LIBRARY=%s.\n",
-           PY_ROUNDS, PY_ROUND_MS, PY_PASSES, AG_BENCH_PYTHON_DIR, AG_BENCH_LIBRARY);
+           PY_ROUNDS, PY_ROUND_MS, PY_PASSES, AG_BENCH_PYTHON, AG_BENCH_PYTHON_DIR, AG_BENCH_LIBRARY);
 }

@@ -259,7 +259,7 @@ int stream_child(const char *spec, const char *dtype_name, const char *mask_arg)
   }
   if (rc == 0 && (ag_fill(s.q, s.a, INIT_A) != AG_OK || ag_fill(s.q, s.b, INIT_B) != AG_OK ||
                   ag_fill(s.q, s.c, INIT_C) != AG_OK))
-    rc = fail("ag_fill");
+    rc = fail("filling the arrays");
   s.ea = round_to(s.t, INIT_A);
   s.eb = round_to(s.t, INIT_B);
   s.ec = round_to(s.t, INIT_C);
