@@ -962,13 +962,13 @@ START_TEST(a_shape_that_is_not_trailing_is_refused) {
 END_TEST
 
 /* The refusal names the function, both operands and both shapes in full, with the longest
-   numbers a shape can hold (empty arrays, so any length is allowed while the product of the
-   others fits a size_t). ag_binary reports the named function. */
+   numbers a shape can hold (empty arrays: the lengths other than 0 may multiply into any byte
+   count a size_t holds, as in numpy). ag_binary reports the named function. */
 START_TEST(a_shape_mismatch_names_both_shapes_in_full) {
   ag_device *dev = test_device(_i);
-  const size_t sa[4] = {4294967295u, 4294967297u, 0, 0}, sb[2] = {0, SIZE_MAX};
+  const size_t sa[4] = {4294967295u, 1073741823u, 0, 0}, sb[2] = {0, SIZE_MAX / 4};
   ag_array *a = test_array_new(dev, AG_F32, 4, sa), *b = test_array_new(dev, AG_F32, 2, sb);
-  const char *tail = ": a has shape {4294967295, 4294967297, 0, 0} but b has shape {0, 18446744073709551615}, "
+  const char *tail = ": a has shape {4294967295, 1073741823, 0, 0} but b has shape {0, 4611686018427387903}, "
                      "and neither is the trailing part of the other's shape";
   char want[512];
   ck_assert_int_eq(ag_add(NULL, a, b, a), AG_ERR_MISMATCH);
