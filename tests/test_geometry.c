@@ -414,6 +414,130 @@ START_TEST(bad_poni_input_is_refused_naming_the_key) {
 }
 END_TEST
 
+/* ---- numbers as pyFAI reads them --------------------------------------------------------- */
+
+/* What a value's text gives: a number, a refusal as not a number, or a refusal as not finite
+   (which pyFAI takes, and then integrates into bins of 0 or NaN). */
+typedef enum number_outcome { READ, NOT_A_NUMBER, NOT_FINITE } number_outcome;
+
+/* Values of Poni1 (which may be 0) and what each gives. pyFAI 0.21.3 reads every value with
+   Python's float(); the pyFAI tcase below checks this table against it value by value, except
+   the last, the one difference: float() takes other scripts' digits (U+0661 ARABIC-INDIC DIGIT
+   ONE is 1.0), which this reader refuses. */
+static const struct {
+  const char *text;
+  number_outcome outcome;
+  double value;
+  bool pyfai_differs;
+} poni_numbers[] = {
+    {"0.0125", READ, 0.0125, false},   {"+1", READ, 1, false},          {"-.5", READ, -0.5, false},
+    {"5.", READ, 5, false},            {"1e-1", READ, 0.1, false},      {"1E-1", READ, 0.1, false},
+    {"1.5e+2", READ, 150, false},      {"1_0", READ, 10, false},        {"1_0.5_5e1_0", READ, 1.055e11, false},
+    {"1e-400", READ, 0, false},        {"4.9e-324", READ, 4.9e-324, false},
+    {"0x10", NOT_A_NUMBER, 0, false},  {"0b1", NOT_A_NUMBER, 0, false}, {"1d0", NOT_A_NUMBER, 0, false},
+    {"1.0f", NOT_A_NUMBER, 0, false},  {"1e", NOT_A_NUMBER, 0, false},  {"1__0", NOT_A_NUMBER, 0, false},
+    {"_10", NOT_A_NUMBER, 0, false},   {"1_", NOT_A_NUMBER, 0, false},  {"1_.5", NOT_A_NUMBER, 0, false},
+    {"1._5", NOT_A_NUMBER, 0, false},  {".", NOT_A_NUMBER, 0, false},   {"0.0.1", NOT_A_NUMBER, 0, false},
+    {"1 m", NOT_A_NUMBER, 0, false},   {"infinit", NOT_A_NUMBER, 0, false},
+    {"inf", NOT_FINITE, 0, false},     {"-Infinity", NOT_FINITE, 0, false}, {"iNf", NOT_FINITE, 0, false},
+    {"nan", NOT_FINITE, 0, false},     {"-NaN", NOT_FINITE, 0, false},  {"1e400", NOT_FINITE, 0, false},
+    {"\xd9\xa1", NOT_A_NUMBER, 0, true},
+};
+
+static const char poni_number_head[] = "poni_version: 2\nDetector: Detector\n"
+                                       "Detector_config: {\"pixel1\": 1e-4, \"pixel2\": 1e-4}\nDistance: 0.1\n";
+
+START_TEST(poni_numbers_are_read_as_pythons_float_reads_them) {
+  for (size_t k = 0; k < sizeof poni_numbers / sizeof poni_numbers[0]; k++) {
+    char text[400];
+    snprintf(text, sizeof text, "%sPoni1: %s\n", poni_number_head, poni_numbers[k].text);
+    ag_poni p;
+    ag_status st = ag_poni_parse(text, &p);
+    switch (poni_numbers[k].outcome) {
+    case READ:
+      ck_assert_msg(st == AG_OK, "Poni1: %s: refused: %s", poni_numbers[k].text, ag_last_error());
+      ck_assert_msg(p.poni1 == poni_numbers[k].value, "Poni1: %s: read as %.17g, not %.17g", poni_numbers[k].text,
+                    p.poni1, poni_numbers[k].value);
+      break;
+    case NOT_A_NUMBER:
+      CHECK_FAILS(st, AG_ERR_INVALID_ARGUMENT, "line 5: Poni1", "is not a number");
+      break;
+    case NOT_FINITE:
+      CHECK_FAILS(st, AG_ERR_INVALID_ARGUMENT, "line 5: Poni1", "is not finite");
+      break;
+    }
+  }
+  /* Detector_config is JSON, read as Python's json reads it: no '+', no leading zero, no
+     trailing point; NaN and Infinity are JSON's own spellings, and not finite. */
+  static const struct {
+    const char *pixel1;
+    const char *says;
+  } config[] = {{"+1e-4", "is not a number"}, {"01e-4", "is not a number"}, {"1.e-4", "is not a number"},
+                {"0x1", "is not a number"}, {"NaN", "is not finite"}, {"-Infinity", "is not finite"}};
+  for (size_t k = 0; k < sizeof config / sizeof config[0]; k++) {
+    char text[400];
+    snprintf(text, sizeof text, "poni_version: 2\nDetector: Detector\nDetector_config: {\"pixel1\": %s, \"pixel2\": "
+             "1e-4}\nDistance: 0.1\n", config[k].pixel1);
+    ag_poni p;
+    CHECK_FAILS(ag_poni_parse(text, &p), AG_ERR_INVALID_ARGUMENT, "line 3: Detector_config", config[k].says);
+  }
+  ag_poni p;
+  CHECK_OK(ag_poni_parse("poni_version: 2\nDetector: Detector\nDetector_config: {\"pixel1\": 1.5E-4, \"pixel2\": "
+                         "2E-4}\nDistance: 1_0\n", &p));
+  ck_assert_double_eq(p.pixel1, 1.5e-4);
+  ck_assert_double_eq(p.pixel2, 2e-4);
+  ck_assert_double_eq(p.dist, 10);
+}
+END_TEST
+
+/* pyFAI 0.21.3 itself on each value of the table: a value read here is pyFAI's bit for bit, one
+   refused as not a number pyFAI refuses too (float()'s ValueError), and one refused as not
+   finite pyFAI takes as inf or nan. */
+START_TEST(pyfai_reads_poni_numbers_as_the_table_says) {
+  enum { N = sizeof poni_numbers / sizeof poni_numbers[0] };
+  static char paths[N][600];
+  char *args[N + 4] = {"python3", "-c",
+                       "import sys, logging\n"
+                       "logging.disable(logging.CRITICAL)\n"
+                       "import pyFAI\n"
+                       "for path in sys.argv[1:]:\n"
+                       "    try:\n"
+                       "        print(repr(pyFAI.load(path).poni1))\n"
+                       "    except ValueError:\n"
+                       "        print('refused')\n"};
+  for (size_t k = 0; k < N; k++) {
+    char name[32], text[400];
+    snprintf(name, sizeof name, "number%zu.poni", k);
+    snprintf(text, sizeof text, "%sPoni1: %s\n", poni_number_head, poni_numbers[k].text);
+    test_write_text("geometry", name, text, paths[k], sizeof paths[k]);
+    args[3 + k] = paths[k];
+  }
+  args[3 + N] = NULL;
+  char out[8192];
+  int rc = test_run_python(args, out, sizeof out);
+  ck_assert_msg(rc == 0, "pyFAI exited with %d:\n%s", rc, out);
+  char *line = out;
+  for (size_t k = 0; k < N; k++) {
+    char *end = strchr(line, '\n');
+    ck_assert_msg(end != NULL, "pyFAI printed %zu lines for %d values:\n%s", k, (int)N, out);
+    *end = '\0';
+    bool refused = strcmp(line, "refused") == 0;
+    double v = refused ? 0 : strtod(line, NULL);
+    number_outcome theirs = refused ? NOT_A_NUMBER : isfinite(v) ? READ : NOT_FINITE;
+    printf("Poni1: %-14s pyFAI: %-12s here: %s\n", poni_numbers[k].text, line,
+           poni_numbers[k].outcome == READ ? "read" : poni_numbers[k].outcome == NOT_FINITE ? "not finite"
+                                                                                          : "not a number");
+    if (poni_numbers[k].pyfai_differs)
+      ck_assert_msg(theirs != poni_numbers[k].outcome, "Poni1: %s: pyFAI now agrees (%s); update the table",
+                    poni_numbers[k].text, line);
+    else
+      ck_assert_msg(theirs == poni_numbers[k].outcome && (theirs != READ || v == poni_numbers[k].value),
+                    "Poni1: %s: pyFAI gives %s", poni_numbers[k].text, line);
+    line = end + 1;
+  }
+}
+END_TEST
+
 /* ---- refused geometry calls ------------------------------------------------------------------ */
 
 START_TEST(bad_geometry_calls_are_refused_and_leave_the_output) {
@@ -731,6 +855,8 @@ void suite_build(Suite *s, const char *backend) {
   add_core_test(own, "named detectors take their pixels from the table",
                 named_detectors_take_their_pixels_from_the_table);
   add_core_test(own, "bad PONI input is refused naming the key", bad_poni_input_is_refused_naming_the_key);
+  add_core_test(own, "PONI numbers are read as Python's float() reads them",
+                poni_numbers_are_read_as_pythons_float_reads_them);
   add_core_test(own, "bad geometry calls are refused and leave the output",
                 bad_geometry_calls_are_refused_and_leave_the_output);
   add_core_test(own, "radial units are named as pyFAI names them", radial_units_are_named_as_pyfai_names_them);
@@ -741,6 +867,7 @@ void suite_build(Suite *s, const char *backend) {
     add_core_test(s, "the arrays agree with pyFAI 0.21.3 with three rotations and the PONI off the detector",
                   pyfai_agrees_with_three_rotations);
     add_core_test(s, "the arrays agree with pyFAI 0.21.3 for a tilted Eiger 1M", pyfai_agrees_for_a_tilted_eiger);
+    add_core_test(s, "pyFAI 0.21.3 reads PONI numbers as the table says", pyfai_reads_poni_numbers_as_the_table_says);
     return;
   }
   test_run_without(own, "pyFAI", why);

@@ -49,7 +49,11 @@ typedef struct ag_poni {
     CRLF line ends are taken. Absent Poni1, Poni2 and rotations are 0, as pyFAI's defaults.
     A detector named without pixel sizes takes them, and its shape, from a built-in table of
     pyFAI's Pilatus, Eiger and Eiger2 detectors (docs/diffraction.md lists them); another name
-    needs its pixel sizes in the file. @p out is filled only on success.
+    needs its pixel sizes in the file. Numbers are read as pyFAI reads them, with Python's
+    float(): decimal digits (single underscores between digits allowed), an optional point
+    and exponent; hexadecimal ("0x10") and other spellings are not numbers, and inf, nan and
+    values beyond a double (which pyFAI takes) are refused as not finite. Detector_config's
+    numbers are JSON's. @p out is filled only on success.
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument, a missing Distance, a number that
             does not parse or is not finite, a Distance or pixel size of 0 or below, a missing
             pixel size, a Detector_config that is not a JSON object, a poni_version that is
