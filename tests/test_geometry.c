@@ -556,10 +556,14 @@ START_TEST(bad_geometry_calls_are_refused_and_leave_the_output) {
   ag_poni no_wavelength = p;
   no_wavelength.wavelength = 0;
   CHECK_FAILS(ag_geometry_radial(&no_wavelength, 2, 3, AG_RADIAL_Q_A, AG_PIXEL_DELTA, out), AG_ERR_INVALID_ARGUMENT,
-              "ag_geometry_radial", "wavelength");
+              "ag_geometry_radial", "ag_poni.wavelength");
   CHECK_FAILS(ag_geometry_corners(&no_wavelength, 2, 3, AG_RADIAL_Q_NM, out), AG_ERR_INVALID_ARGUMENT,
-              "ag_geometry_corners", "wavelength");
-  const char *fields[] = {"dist", "pixel1", "pixel2", "rot1"};
+              "ag_geometry_corners", "ag_poni.wavelength");
+  /* Fields are named as a C caller sets them, ag_poni's. */
+  no_wavelength.wavelength = -1e-10;
+  CHECK_FAILS(ag_geometry_chi(&no_wavelength, 2, 3, AG_PIXEL_CENTER, out), AG_ERR_INVALID_ARGUMENT,
+              "ag_geometry_chi", "ag_poni.wavelength is -1e-10");
+  const char *fields[] = {"ag_poni.dist", "ag_poni.pixel1", "ag_poni.pixel2", "ag_poni.rot1"};
   for (int k = 0; k < 4; k++) {
     ag_poni q = p;
     double *v = k == 0 ? &q.dist : k == 1 ? &q.pixel1 : k == 2 ? &q.pixel2 : &q.rot1;
@@ -716,22 +720,28 @@ static void compare(const char *label, const char *dir, const char *name, const 
   npy_dtype want = how == FLOAT ? NPY_F4 : NPY_F8;
   ck_assert_msg(a.dtype == want && a.count == n, "%s: pyFAI's %s is %s of %zu values, expected %s of %zu", label,
                 name, npy_dtype_descr(a.dtype), a.count, npy_dtype_descr(want), n);
+  /* An absurd geometry gives inf and NaN: those must be pyFAI's exactly (NaN for NaN). */
   double largest = 0, max_abs = 0, max_rel = 0;
   for (size_t k = 0; k < n; k++)
-    largest = fmax(largest, fabs(npy_get(&a, k)));
+    if (isfinite(npy_get(&a, k)))
+      largest = fmax(largest, fabs(npy_get(&a, k)));
   size_t identical = 0, worst = 0;
   double worst_excess = -1;
   for (size_t k = 0; k < n; k++) {
-    double theirs = npy_get(&a, k), d = fabs(ours[k] - theirs);
-    identical += ours[k] == theirs;
-    max_abs = fmax(max_abs, d);
-    if (theirs != 0)
+    double theirs = npy_get(&a, k);
+    bool same = ours[k] == theirs || (isnan(ours[k]) && isnan(theirs));
+    double d = same ? 0 : fabs(ours[k] - theirs);
+    identical += same;
+    if (isfinite(d))
+      max_abs = fmax(max_abs, d);
+    if (theirs != 0 && isfinite(d))
       max_rel = fmax(max_rel, d / fabs(theirs));
     double tol = how == FLOAT         ? 0x1p-23 * fabs(theirs)
                  : how == FROM_FLOATS ? 0x1p-23 * magnitude + 1e-12 * fabs(theirs)
                                       : 1e-12 * fabs(theirs) + 1e-15 * largest;
-    if (d - tol > worst_excess) {
-      worst_excess = d - tol;
+    double excess = isfinite(d) ? d - tol : INFINITY;
+    if (excess > worst_excess) {
+      worst_excess = excess;
       worst = k;
     }
   }
@@ -805,6 +815,29 @@ static void check_against_pyfai(const char *label, const char *poni_text, size_t
   free(centre);
 }
 
+/* Pixels of 1e300 m, beyond float32: numpy computes their centres in float64 where the rest
+   stay float32, and r overflows to inf (and its spreads to NaN) in pyFAI as here. */
+START_TEST(pyfai_agrees_for_pixels_of_1e300_m) {
+  check_against_pyfai("pixels of 1e300 m",
+                      "poni_version: 2\nDetector: Detector\n"
+                      "Detector_config: {\"pixel1\": 1e300, \"pixel2\": 1e300, \"max_shape\": [12, 10]}\n"
+                      "Distance: 0.1\nPoni1: 0.002\nPoni2: 0.003\nRot1: 0.1\nRot2: 0.05\nRot3: 0.2\n"
+                      "Wavelength: 1e-10\n",
+                      0, 0);
+}
+END_TEST
+
+/* A PONI of 1e300 m with pixels of 100 µm: numpy subtracts it in float64. */
+START_TEST(pyfai_agrees_for_a_poni_of_1e300_m) {
+  check_against_pyfai("a PONI of 1e300 m",
+                      "poni_version: 2\nDetector: Detector\n"
+                      "Detector_config: {\"pixel1\": 1e-4, \"pixel2\": 1e-4, \"max_shape\": [12, 10]}\n"
+                      "Distance: 0.1\nPoni1: 1e300\nPoni2: 0.003\nRot1: 0.1\nRot2: 0.05\nRot3: 0.2\n"
+                      "Wavelength: 1e-10\n",
+                      0, 0);
+}
+END_TEST
+
 START_TEST(pyfai_agrees_without_rotation) {
   check_against_pyfai("no rotation",
                       "poni_version: 2\nDetector: Detector\n"
@@ -868,6 +901,8 @@ void suite_build(Suite *s, const char *backend) {
                   pyfai_agrees_with_three_rotations);
     add_core_test(s, "the arrays agree with pyFAI 0.21.3 for a tilted Eiger 1M", pyfai_agrees_for_a_tilted_eiger);
     add_core_test(s, "pyFAI 0.21.3 reads PONI numbers as the table says", pyfai_reads_poni_numbers_as_the_table_says);
+    add_core_test(s, "the arrays agree with pyFAI 0.21.3 for pixels of 1e300 m", pyfai_agrees_for_pixels_of_1e300_m);
+    add_core_test(s, "the arrays agree with pyFAI 0.21.3 for a PONI of 1e300 m", pyfai_agrees_for_a_poni_of_1e300_m);
     return;
   }
   test_run_without(own, "pyFAI", why);

@@ -101,19 +101,23 @@ typedef enum ag_pixel_part {
    rows and cols; 0 of either gives nothing to do and succeeds) from @p poni's distance, PONI,
    rotations, pixel sizes and wavelength. Each returns AG_ERR_INVALID_ARGUMENT for a NULL
    argument, an enum value outside its enum, or a geometry field that is not finite, a dist
-   or pixel size of 0 or below; AG_ERR_OUT_OF_RANGE when the output's size overflows;
+   or pixel size of 0 or below (messages name the field as ag_poni.field); AG_ERR_OUT_OF_RANGE
+   when the output's size overflows;
    AG_ERR_OUT_OF_MEMORY where two rows of corners cannot be allocated
    (ag_geometry_corners and the DELTA parts).
 
    pyFAI computes pixel centres in float32 (pixel size times index plus a half, minus the
    PONI, all rounded to float), then everything after in double: these functions do the same,
    so a centre's value can differ from the exact double one by ~1e-7 relative, as pyFAI's
-   does. */
+   does. A pixel size or PONI beyond float32 (outside (-3.4e38, 3.4e38)) makes numpy compute
+   in float64, and these functions too. Positions that overflow a double come out inf or NaN,
+   as pyFAI's do. */
 
 /** Radial position of each pixel, rows x cols: pyFAI's array_from_unit(shape, "center" or
     "delta", unit, scale=True) — twoThetaArray, qArray or rArray times the unit's scale, and
     delta2Theta, deltaQ or deltaR times it.
-    @return as above, and AG_ERR_INVALID_ARGUMENT for a q unit when poni->wavelength is 0. */
+    @return as above, and AG_ERR_INVALID_ARGUMENT for a q unit when poni->wavelength is 0. The
+            message names the field as ag_poni.wavelength. */
 AG_API ag_status ag_geometry_radial(const ag_poni *poni, size_t rows, size_t cols, ag_radial_unit unit,
                                     ag_pixel_part part, double *out);
 
