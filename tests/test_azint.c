@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "npy.h"
@@ -31,6 +33,13 @@ static const char *const poni_tilted = "poni_version: 2\nDetector: Detector\n"
                                        "Detector_config: {\"pixel1\": 0.0001, \"pixel2\": 0.00012, \"max_shape\": [64, 48]}\n"
                                        "Distance: 0.08\nPoni1: 0.0012\nPoni2: 0.0049\nRot1: 0.12\nRot2: -0.07\nRot3: 0.3\n"
                                        "Wavelength: 1.3e-10\n";
+
+/* Pixels of 1e300 m, beyond float32: numpy computes their centres in float64 (pyFAI's arrays,
+   test_geometry.c), every pixel at 2th of 90 degrees or so, and r beyond a double. */
+static const char *const poni_huge = "poni_version: 2\nDetector: Detector\n"
+                                     "Detector_config: {\"pixel1\": 1e300, \"pixel2\": 1e300, \"max_shape\": [64, 48]}\n"
+                                     "Distance: 0.1\nPoni1: 0.0031\nPoni2: 0.0027\nRot1: 0.1\nRot2: 0.05\nRot3: 0.2\n"
+                                     "Wavelength: 1e-10\n";
 
 static ag_poni load_poni(const char *text, char *path, size_t size) {
   test_write_text("azint", text == poni_plain ? "plain.poni" : "tilted.poni", text, path, size);
@@ -259,6 +268,9 @@ static void check_matrix(const char *label, azcase c) {
                   npy_get(&indices, k));
     /* full splitting keeps the zero shares of the cells a pixel's box touches, as pyFAI's */
     double want = npy_get(&data, k), d = want == 0 ? fabs(v[k]) : fabs(v[k] - want) / fabs(want);
+    /* a pixel of no area (pixels of 1e300 m, each corner at 90 degrees) has NaN shares, as pyFAI's */
+    if (isnan(want) && isnan(v[k]))
+      d = 0;
     ck_assert_msg(d <= 1e-6, "%s: data[%zu] is %.9g, pyFAI's %.9g", label, k, v[k], want);
     worst = fmax(worst, d);
   }
@@ -306,6 +318,18 @@ START_TEST(the_2d_matrix_is_pyfais_bbox_and_no_split) {
                         .opt = {.npt_rad = 18, .npt_azim = 10, .unit = AG_RADIAL_Q_A, .has_radial_range = true,
                                 .radial_min = 0.5, .radial_max = 0.8, .has_azimuth_range = true,
                                 .azimuth_min = 10, .azimuth_max = 40}});
+}
+END_TEST
+
+/* An absurd geometry, pixels of 1e300 m: pyFAI's bins, centres and matrix, as for any other
+   (its centres in float64 where float32 would be inf). */
+START_TEST(the_matrix_of_pixels_of_1e300_m_is_pyfais) {
+  check_matrix("1-D bbox, 2th_deg, pixels of 1e300 m",
+               (azcase){.poni = poni_huge, .opt = {.npt_rad = 20, .unit = AG_RADIAL_2TH_DEG}});
+  check_matrix("2-D bbox, q_nm^-1, pixels of 1e300 m",
+               (azcase){.poni = poni_huge, .opt = {.npt_rad = 10, .npt_azim = 8, .unit = AG_RADIAL_Q_NM}});
+  check_matrix("2-D full, 2th_deg, pixels of 1e300 m",
+               (azcase){.poni = poni_huge, .opt = {.npt_rad = 10, .npt_azim = 8, .split = AG_SPLIT_FULL}});
 }
 END_TEST
 
@@ -752,10 +776,70 @@ START_TEST(bad_input_is_refused_naming_the_argument) {
   bad.unit = AG_RADIAL_Q_NM;
   CHECK_FAILS(ag_integrator_create(dev, &nowave, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
               "wavelength");
+  CHECK_MESSAGE_HAS("opt->unit q_nm^-1 needs a wavelength, and ag_poni.wavelength is 0");
   ag_poni noshape = p;
   noshape.rows = noshape.cols = 0;
   CHECK_FAILS(ag_integrator_create(dev, &noshape, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
               "opt->rows");
+  ag_poni nan_rot = p;
+  nan_rot.rot2 = NAN;
+  CHECK_FAILS(ag_integrator_create(dev, &nan_rot, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "ag_poni.rot2 is nan");
+  ck_assert_msg(strstr(ag_last_error(), "ag_geometry") == NULL, "the message names a function not called: %s",
+                ag_last_error());
+
+  /* Frames of another shape than the detector's, which pyFAI refuses too; a detector of no
+     shape takes any. */
+  bad = opt;
+  bad.rows = 64, bad.cols = 64;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_MISMATCH, "ag_integrator_create",
+              "opt->rows x opt->cols are 64 x 64, but the detector (ag_poni.rows x ag_poni.cols) is 64 x 48");
+  ck_assert_ptr_null(integ);
+  CHECK_OK(ag_integrator_create(dev, &noshape, &bad, &integ));
+  ag_integrator_destroy(integ);
+  bad.rows = 64, bad.cols = 48;
+  CHECK_OK(ag_integrator_create(dev, &p, &bad, &integ));
+  const ag_csr *shares;
+  CHECK_OK(ag_integrator_csr(integ, &shares));
+  double radial[10];
+  CHECK_OK(ag_integrator_radial(integ, radial));
+  ag_integrator *other = NULL;
+  ag_poni wide = p;
+  wide.cols = 64;
+  CHECK_FAILS(ag_integrator_create_from_csr(dev, &wide, &bad, shares, radial, NULL, &other), AG_ERR_MISMATCH,
+              "ag_integrator_create_from_csr", "is 64 x 64");
+  ag_integrator_destroy(integ);
+
+  /* A geometry that puts pixels beyond a double: pixels of 1e300 m in r, where pyFAI's bins
+     are NaN; pixels of 1e37 m, whose float32 centres overflow, which pyFAI leaves out. */
+  char huge_path[700];
+  test_write_text("azint", "huge.poni", poni_huge, huge_path, sizeof huge_path);
+  ag_poni huge;
+  CHECK_OK(ag_poni_read(huge_path, &huge));
+  bad = opt;
+  bad.unit = AG_RADIAL_R_MM;
+  CHECK_FAILS(ag_integrator_create(dev, &huge, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "pixel (0, 0) has a radial position (r_m) of inf");
+  CHECK_MESSAGE_HAS("ag_poni.pixel1 1e+300 m");
+  bad.split = AG_SPLIT_FULL;
+  CHECK_FAILS(ag_integrator_create(dev, &huge, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "has a corner (radial position in r_m, chi) of");
+  huge.pixel1 = huge.pixel2 = 1e37;
+  CHECK_FAILS(ag_integrator_create(dev, &huge, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "radial position (2th_rad) of nan");
+  /* ... unless those pixels are masked */
+  uint8_t mask[NPIX];
+  double tth[NPIX];
+  CHECK_OK(ag_geometry_radial(&huge, ROWS, COLS, AG_RADIAL_2TH_RAD, AG_PIXEL_CENTER, tth));
+  size_t kept = 0;
+  for (int k = 0; k < NPIX; k++)
+    mask[k] = !isfinite(tth[k]), kept += !mask[k];
+  ck_assert(kept > 0 && kept < NPIX);
+  bad = opt;
+  bad.mask = mask;
+  bad.split = AG_SPLIT_NO;
+  CHECK_OK(ag_integrator_create(dev, &huge, &bad, &integ));
+  ag_integrator_destroy(integ);
 
   CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
   ag_integrate_result res = {0};
@@ -778,6 +862,79 @@ START_TEST(bad_input_is_refused_naming_the_argument) {
   ag_integrator_destroy(integ);
   ag_integrator_destroy(NULL);
   ag_integrate_result_free(NULL);
+}
+END_TEST
+
+/* A new f32 frame of @p rows x @p cols pixels of @p value on @p dev. */
+static ag_array *filled_frame(ag_device *dev, size_t rows, size_t cols, double value) {
+  size_t shape[2] = {rows, cols};
+  ag_array *frame;
+  CHECK_OK(ag_array_create(dev, AG_F32, 2, shape, &frame));
+  CHECK_OK(ag_fill(NULL, frame, value));
+  return frame;
+}
+
+/* An integrator whose estimated memory exceeds what the host or the device has is refused
+   before anything of its size is allocated: at once, naming the bins and the estimate. The
+   process's address space is limited to what it maps plus 1 GB (not under AddressSanitizer,
+   whose shadow memory needs more), so that an allocation made anyway fails rather than
+   filling the machine; a size that fits still integrates. */
+START_TEST(an_integrator_beyond_memory_is_refused_before_it_is_built) {
+  ag_device *dev;
+  CHECK_OK(ag_device_select("host", &dev));
+  char poni_path[700];
+  ag_poni p = load_poni(poni_plain, poni_path, sizeof poni_path);
+  if (!UNDER_ASAN) {
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned long mapped = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    ck_assert_msg(f != NULL && fscanf(f, "%lu", &mapped) == 1, "/proc/self/statm: %s", strerror(errno));
+    fclose(f);
+    struct rlimit rl = {.rlim_cur = mapped * (rlim_t)page + ((rlim_t)1 << 30), .rlim_max = RLIM_INFINITY};
+    rl.rlim_max = rl.rlim_cur;
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
+  }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ag_integrator *integ = NULL;
+  /* 2^30 bins: 8 GB of bin centres alone, more than the process may take */
+  ag_integrate_options opt = {.npt_rad = (size_t)1 << 30, .unit = AG_RADIAL_2TH_DEG};
+  CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_OUT_OF_MEMORY, "ag_integrator_create",
+              "opt->npt_rad (1073741824 bins) over 3072 pixels need an estimated");
+  ck_assert_ptr_null(integ);
+  opt = (ag_integrate_options){.npt_rad = 32768, .npt_azim = 32768, .split = AG_SPLIT_FULL};
+  CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_OUT_OF_MEMORY, "ag_integrator_create",
+              "opt->npt_rad x opt->npt_azim (32768 x 32768 bins)");
+  /* few bins, each pixel over thousands of them: the matrix's 3e8 entries are too many */
+  opt = (ag_integrate_options){.npt_rad = 5000000, .unit = AG_RADIAL_2TH_DEG};
+  if (!UNDER_ASAN) {
+    CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_OUT_OF_MEMORY, "ag_integrator_create",
+                "opt->npt_rad (5000000 bins)");
+    CHECK_MESSAGE_HAS("a matrix of");
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  printf("%s: refused in %.3f s: %s\n", test_label(), seconds, ag_last_error());
+  ck_assert_msg(seconds < 10, "the refusals took %.1f s", seconds);
+
+  /* 200 000 bins fit: a frame of 3 gives 3 in every bin it reaches, and each pixel's shares
+     sum to 1 (to the float32 rounding of some thousands of shares). */
+  opt = (ag_integrate_options){.npt_rad = 200000, .unit = AG_RADIAL_2TH_DEG, .no_solid_angle = true};
+  CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+  ag_array *frame = filled_frame(dev, ROWS, COLS, 3.0);
+  ag_integrate_result r;
+  CHECK_OK(ag_integrate(NULL, integ, frame, &r));
+  double *v = fetch(r.intensity), *count = fetch(r.count), total = 0;
+  for (size_t k = 0; k < opt.npt_rad; k++) {
+    total += count[k];
+    if (count[k] > 0)
+      ck_assert_msg(fabs(v[k] - 3) <= 3e-5, "bin %zu: %.9g", k, v[k]);
+  }
+  ck_assert_msg(fabs(total - NPIX) <= 1e-3 * NPIX, "the counts sum to %.9g of %d pixels", total, NPIX);
+  free(v), free(count);
+  ag_integrate_result_free(&r);
+  ag_array_free(frame);
+  ag_integrator_destroy(integ);
 }
 END_TEST
 
@@ -815,10 +972,7 @@ START_TEST(a_bin_beyond_the_loop_limit_is_refused_or_integrated) {
   ag_integrate_options opt = {.npt_rad = 1, .unit = AG_RADIAL_R_MM, .no_solid_angle = true};
   ag_integrator *integ;
   CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
-  size_t shape[2] = {SIDE, SIDE};
-  ag_array *frame;
-  CHECK_OK(ag_array_create(dev, AG_F32, 2, shape, &frame));
-  CHECK_OK(ag_fill(NULL, frame, 7.0));
+  ag_array *frame = filled_frame(dev, SIDE, SIDE, 7.0);
   ag_integrate_result r;
   if (info.max_loop_iterations != 0 && info.max_loop_iterations < SIDE * SIDE) {
     CHECK_FAILS(ag_integrate(NULL, integ, frame, &r), AG_ERR_UNSUPPORTED, "ag_integrate", "loop-limit");
@@ -849,8 +1003,11 @@ void suite_build(Suite *s, const char *backend) {
       add_core_test(s, "the 2-D matrix is pyFAI's, bbox and no split", the_2d_matrix_is_pyfais_bbox_and_no_split);
       add_core_test(s, "the 1-D matrix is pyFAI's, full splitting", the_1d_matrix_is_pyfais_full_split);
       add_core_test(s, "the 2-D matrix is pyFAI's, full splitting", the_2d_matrix_is_pyfais_full_split);
+      add_core_test(s, "the matrix of pixels of 1e300 m is pyFAI's", the_matrix_of_pixels_of_1e300_m_is_pyfais);
     }
     add_core_test(own, "bad input is refused naming the argument", bad_input_is_refused_naming_the_argument);
+    add_core_test(own, "an integrator beyond memory is refused before it is built",
+                  an_integrator_beyond_memory_is_refused_before_it_is_built);
   } else {
     if (pyfai) {
       add_device_test(s, "1-D integrations match pyFAI", one_d_integrations_match_pyfai);

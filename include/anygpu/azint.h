@@ -95,14 +95,27 @@ typedef struct ag_integrate_result {
 
 /** A new integrator on @p dev for @p poni and @p opt: the caller's, released with
     ag_integrator_destroy(). Builds the sparse matrix of pixel shares on the host and copies it,
-    and the corrections, to the device.
+    and the corrections, to the device. Before any of it is allocated, the memory it needs is
+    estimated from its bins, its pixels and the number of shares its matrix will hold (the
+    host's while it is built; the device's after: the matrix, a copy of it on CPU devices, the
+    per-pixel corrections, per-bin workspaces and one frame's six results), and an integrator
+    that would not fit is refused (docs/diffraction.md, "Memory").
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument, npt_rad of 0, a unit, split or error
             model outside its enum, a range whose low end is not below its high end or is not
             finite, no shape (neither opt->rows and cols nor the PONI's), AG_ERROR_VARIANCE
-            without a variance array, a dtype other than f32 and f64, or what
-            ag_geometry_radial() refuses in the geometry; AG_ERR_UNSUPPORTED for f64 on a
-            device without double precision; AG_ERR_OUT_OF_RANGE when the detector has more
-            than 2^31 pixels; AG_ERR_OUT_OF_MEMORY. Messages name the function and the field. */
+            without a variance array, a dtype other than f32 and f64, a q unit without a
+            wavelength, a geometry field that is not finite, a dist or pixel size of 0 or below,
+            or a geometry that puts an unmasked pixel's position beyond a double (pixels of
+            1e300 m in r); AG_ERR_MISMATCH for opt->rows and cols other than the detector's
+            shape (poni->rows and cols, when not 0), which pyFAI refuses too;
+            AG_ERR_UNSUPPORTED for f64 on a device without double precision;
+            AG_ERR_OUT_OF_RANGE when the detector has more than 2^31 pixels or there are more
+            than 2^31 bins; AG_ERR_OUT_OF_MEMORY for an integrator whose estimate exceeds the
+            host memory the process may take (physical, or less under ulimit -v; with the
+            device's on a CPU device), the device's global_memory or its max_allocation (the
+            message names opt->npt_rad and opt->npt_azim, the estimate and the limit), or when an
+            allocation fails. Messages name the function and the field (ag_poni's as
+            ag_poni.field). */
 AG_API ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
                                       ag_integrator **out);
 
@@ -115,9 +128,10 @@ AG_API ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const
     ag_integrator_azimuthal will report. The options' corrections, dummies, error model and
     dtype apply as in ag_integrator_create(); their split, ranges and mask are the matrix's
     business and are not used.
-    @return as ag_integrator_create(), and AG_ERR_MISMATCH when @p shares is on another device
-            or is not npt_rad x max(npt_azim, 1) rows by rows x cols columns (the message gives
-            both shapes). */
+    @return as ag_integrator_create() (its estimate of the memory taken with @p shares'
+            entries), and AG_ERR_MISMATCH when @p shares is on another device or is not
+            npt_rad x max(npt_azim, 1) rows by rows x cols columns (the message gives both
+            shapes). */
 AG_API ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
                                                const ag_csr *shares, const double *radial_centres,
                                                const double *azimuthal_centres, ag_integrator **out);

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../launch.h"
 #include "azint_plan.h"
+#include "geometry.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/azint.h"
 #undef AG_SHAPES_ONLY
@@ -93,17 +96,54 @@ static ag_status check_options(const char *fn, ag_device *dev, const ag_poni *po
   if (*dtype == AG_F64 && !dev->info.fp64)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: opt->dtype is f64, which needs double precision, which %s (%s) lacks",
                      fn, dev->info.spec, dev->info.name);
+  if ((st = ag__poni_check(fn, poni)) != AG_OK)
+    return st;
   *rows = opt->rows ? opt->rows : poni->rows;
   *cols = opt->cols ? opt->cols : poni->cols;
+  /* pyFAI refuses frames of another shape than its detector's (when it has one) */
+  if (poni->rows != 0 && poni->cols != 0 && (*rows != poni->rows || *cols != poni->cols))
+    return ag__error(AG_ERR_MISMATCH, "%s: opt->rows x opt->cols are %zu x %zu, but the detector (ag_poni.rows x "
+                     "ag_poni.cols) is %zu x %zu", fn, *rows, *cols, poni->rows, poni->cols);
   if (*rows == 0 || *cols == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: the frames' shape is unknown: opt->rows and opt->cols are %zu "
-                     "and %zu, and poni->rows and poni->cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
+                     "and %zu, and ag_poni.rows and ag_poni.cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
                      poni->cols);
   if (*rows > ((size_t)1 << 31) / *cols)
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: %zu x %zu pixels are more than 2^31", fn, *rows, *cols);
   if (opt->npt_rad > ((size_t)1 << 31) || opt->npt_azim > ((size_t)1 << 31) / opt->npt_rad)
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: opt->npt_rad x opt->npt_azim is more than 2^31 bins", fn);
   return AG_OK;
+}
+
+/* The host memory this process may still take: the physical memory, or less where an
+   address-space limit (ulimit -v) leaves less above what the process already maps. */
+static double host_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double host = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return host;
+  double mapped = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long size;
+  if (f != NULL && fscanf(f, "%lu", &size) == 1 && page > 0)
+    mapped = (double)size * (double)page;
+  if (f != NULL)
+    fclose(f);
+  return fmin(host, fmax(0.0, (double)rl.rlim_cur - mapped));
+}
+
+/* What an integrator of @p dtype on @p dev may take (ag__azint_fits); 0 in ag_device_info is
+   unknown, and no limit. */
+static ag__azint_memory memory_of(const ag_device *dev, ag_dtype dtype) {
+  const ag_device_info *info = &dev->info;
+  return (ag__azint_memory){.device = info->spec,
+                            .global = info->global_memory ? (double)info->global_memory : INFINITY,
+                            .largest = info->max_allocation ? (double)info->max_allocation : INFINITY,
+                            .host = host_memory(),
+                            .shared = info->type == AG_DEVICE_CPU,
+                            .walk = dev->traits.launch != AG__LAUNCH_GRID,
+                            .esize = ag_dtype_size(dtype)};
 }
 
 /* Host doubles as a new array of @p dtype on @p dev. */
@@ -368,8 +408,13 @@ ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_int
   ag_status st = check_options(fn, dev, poni, opt, out, &dtype, &rows, &cols);
   if (st != AG_OK)
     return st;
+  if ((unsigned)opt->unit < AG_RADIAL_UNIT_COUNT && (opt->unit == AG_RADIAL_Q_NM || opt->unit == AG_RADIAL_Q_A) &&
+      poni->wavelength == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->unit %s needs a wavelength, and ag_poni.wavelength is 0", fn,
+                     ag_radial_unit_name(opt->unit));
+  ag__azint_memory mem = memory_of(dev, dtype);
   ag__azint_plan plan;
-  if ((st = ag__azint_plan_build(fn, poni, rows, cols, opt, &plan)) != AG_OK)
+  if ((st = ag__azint_plan_build(fn, poni, rows, cols, opt, &mem, &plan)) != AG_OK)
     return st;
   return make_integrator(fn, dev, poni, opt, dtype, rows, cols, &plan, out);
 }
@@ -428,6 +473,9 @@ ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, con
   if (info.rows != nbins || info.cols != rows * cols)
     return ag__error(AG_ERR_MISMATCH, "%s: shares is %zu x %zu, but the options ask for %zu bins of %zu x %zu pixels "
                      "(a matrix of %zu x %zu)", fn, info.rows, info.cols, nbins, rows, cols, nbins, rows * cols);
+  ag__azint_memory mem = memory_of(dev, dtype);
+  if ((st = ag__azint_fits(fn, &mem, opt, rows * cols, (double)info.nnz, true)) != AG_OK)
+    return st;
   ag__azint_plan plan;
   if ((st = plan_from_csr(fn, &info, shares, radial_centres, azimuthal_centres, opt, &plan)) != AG_OK)
     return st;
