@@ -664,6 +664,44 @@ START_TEST(an_integrator_from_an_exported_matrix_gives_the_same_results) {
 }
 END_TEST
 
+/* @p n f32 frames (the caller's to free), frame b the case's frame times b + 1, plus @p offset. */
+static float *scaled_frames(const azcase *c, size_t n, float offset) {
+  azcase own = *c;
+  inputs in;
+  fill_inputs(&own, &in);
+  float *f = malloc(n * NPIX * sizeof *f);
+  ck_assert_ptr_nonnull(f);
+  for (size_t k = 0; k < n * NPIX; k++)
+    f[k] = (float)(k / NPIX + 1) * in.frame[k % NPIX] + offset;
+  return f;
+}
+
+/* Each of the @p n f32 frames at @p f (ROWS x COLS each) integrated alone by @p integ gives,
+   bit for bit, its part of @p all, the results of them all at once. */
+static void check_each_frame_alone(ag_device *dev, ag_integrator *integ, const ag_integrate_result *all,
+                                   const float *f, size_t n, const char *label) {
+  const ag_array *fa[6];
+  result_fields(all, fa);
+  size_t per = ag_array_size(fa[0]) / n, shape[2] = {ROWS, COLS};
+  for (size_t b = 0; b < n; b++) {
+    ag_array *one;
+    ag_integrate_result r;
+    CHECK_OK(ag_array_from_host(dev, AG_F32, 2, shape, f + b * NPIX, &one));
+    CHECK_OK(ag_integrate(NULL, integ, one, &r));
+    const ag_array *fo[6];
+    result_fields(&r, fo);
+    for (int k = 0; k < 6; k++) {
+      double *va = fetch(fa[k]), *vo = fetch(fo[k]);
+      char what[160];
+      snprintf(what, sizeof what, "%s, %s, frame %zu of %zu", label, field_names[k], b, n);
+      CHECK_BYTES(va + b * per, vo, per * sizeof *vo, what);
+      free(va), free(vo);
+    }
+    ag_integrate_result_free(&r);
+    ag_array_free(one);
+  }
+}
+
 /* A batch of 7 frames (CPU devices take them 4 an item, then 3) gives each frame the results it
    gets alone, bit for bit: with and without the dummy and Poisson's variance, and with a frame
    holding a NaN and one holding the dummy, whose bins are then integrated again pixel by pixel. */
@@ -672,12 +710,7 @@ START_TEST(a_batch_gives_each_frame_its_own_results) {
   enum { B = 7 };
   azcase c = {.poni = poni_tilted, .frame_dtype = AG_F32,
               .opt = {.npt_rad = 14, .npt_azim = 9, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_BBOX}};
-  inputs in;
-  fill_inputs(&c, &in);
-  float *f = malloc(B * NPIX * sizeof *f);
-  ck_assert_ptr_nonnull(f);
-  for (int k = 0; k < B * NPIX; k++)
-    f[k] = (float)(k / NPIX + 1) * in.frame[k % NPIX] + 0.25f;
+  float *f = scaled_frames(&c, B, 0.25f);
   f[4 * NPIX + NPIX / 2] = NAN;
   f[5 * NPIX + NPIX / 3] = -7.0f;
   for (int pass = 0; pass < 4; pass++) {
@@ -694,30 +727,58 @@ START_TEST(a_batch_gives_each_frame_its_own_results) {
     ag_integrate_result all;
     CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
     CHECK_OK(ag_integrate(NULL, integ, frames, &all));
-    const ag_array *fa[6];
-    result_fields(&all, fa);
-    size_t per = ag_array_size(fa[0]) / B;
-    for (size_t b = 0; b < B; b++) {
-      ag_array *one;
-      ag_integrate_result r;
-      CHECK_OK(ag_array_from_host(dev, AG_F32, 2, shape + 1, f + b * NPIX, &one));
-      CHECK_OK(ag_integrate(NULL, integ, one, &r));
-      const ag_array *fo[6];
-      result_fields(&r, fo);
-      for (int k = 0; k < 6; k++) {
-        double *va = fetch(fa[k]), *vo = fetch(fo[k]);
-        char what[96];
-        snprintf(what, sizeof what, "%s, %s, frame %zu of %d", opt.npt_azim ? "2-D" : "1-D", field_names[k], b, B);
-        CHECK_BYTES(va + b * per, vo, per * sizeof *vo, what);
-        free(va), free(vo);
-      }
-      ag_integrate_result_free(&r);
-      ag_array_free(one);
-    }
+    check_each_frame_alone(dev, integ, &all, f, B, opt.npt_azim ? "2-D" : "1-D");
     ag_integrate_result_free(&all);
     ag_array_free(frames);
     ag_integrator_destroy(integ);
   }
+  free(f);
+}
+END_TEST
+
+/* Frames after two scan axes, [2, 3, rows, cols] (pyxem's 4D-STEM layout, as an array holds it
+   at most), give results [2, 3, npt_rad] in 1-D and [2, 3, npt_azim, npt_rad] in 2-D, each
+   frame's bit for bit what it gives alone. */
+START_TEST(scan_axes_are_kept_in_the_results) {
+  ag_device *dev = test_device(_i);
+  enum { S1 = 2, S2 = 3, B = S1 * S2 };
+  azcase c = {.poni = poni_tilted, .frame_dtype = AG_F32, .opt = {.npt_rad = 14, .unit = AG_RADIAL_Q_NM}};
+  float *f = scaled_frames(&c, B, 0.5f);
+  char poni_path[700];
+  ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
+  size_t shape[4] = {S1, S2, ROWS, COLS};
+  ag_array *frames;
+  CHECK_OK(ag_array_from_host(dev, AG_F32, 4, shape, f, &frames));
+  for (int two_d = 0; two_d < 2; two_d++) {
+    ag_integrate_options opt = c.opt;
+    opt.npt_azim = two_d ? 9 : 0;
+    ag_integrator *integ;
+    CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+    ag_integrate_result all;
+    CHECK_OK(ag_integrate(NULL, integ, frames, &all));
+    const ag_array *fa[6];
+    result_fields(&all, fa);
+    size_t want[4] = {S1, S2, two_d ? 9 : 14, 14};
+    for (int k = 0; k < 6; k++) {
+      ck_assert_int_eq(ag_array_ndim(fa[k]), two_d ? 4 : 3);
+      for (int d = 0; d < ag_array_ndim(fa[k]); d++)
+        ck_assert_uint_eq(ag_array_shape(fa[k])[d], want[d]);
+    }
+    check_each_frame_alone(dev, integ, &all, f, B, two_d ? "2-D, a 2 x 3 scan" : "1-D, a 2 x 3 scan");
+    ag_integrate_result_free(&all);
+    ag_integrator_destroy(integ);
+  }
+  /* A frame of one dimension is no frame. */
+  ag_integrator *integ;
+  CHECK_OK(ag_integrator_create(dev, &p, &c.opt, &integ));
+  size_t flat = NPIX;
+  ag_array *line;
+  ag_integrate_result r;
+  CHECK_OK(ag_array_create(dev, AG_F32, 1, &flat, &line));
+  CHECK_FAILS(ag_integrate(NULL, integ, line, &r), AG_ERR_MISMATCH, "ag_integrate", "frames has shape {3072}");
+  ag_array_free(line);
+  ag_integrator_destroy(integ);
+  ag_array_free(frames);
   free(f);
 }
 END_TEST
@@ -1022,6 +1083,7 @@ void suite_build(Suite *s, const char *backend) {
     add_device_test(own, "an integrator from an exported matrix gives the same results",
                     an_integrator_from_an_exported_matrix_gives_the_same_results);
     add_device_test(own, "a batch gives each frame its own results", a_batch_gives_each_frame_its_own_results);
+    add_device_test(own, "scan axes are kept in the results", scan_axes_are_kept_in_the_results);
   }
   if (pyfai)
     return;

@@ -83,8 +83,10 @@ typedef struct ag_integrate_options {
 typedef struct ag_integrator ag_integrator;
 
 /** What one ag_integrate() call gives: arrays of the engine's dtype on the integrator's device,
-    each [B, npt_rad] in 1-D or [B, npt_azim, npt_rad] in 2-D (B the frames' batch, 1 for a
-    single [rows, cols] frame, which gives [npt_rad] or [npt_azim, npt_rad]). pyFAI's
+    each the frames' scan axes followed by [npt_rad] in 1-D or [npt_azim, npt_rad] in 2-D: a
+    single [rows, cols] frame gives [npt_rad] or [npt_azim, npt_rad], a stack [B, rows, cols]
+    [B, npt_rad] or [B, npt_azim, npt_rad], a 4-D scan [S1, S2, rows, cols] (pyxem's 4D-STEM
+    data) [S1, S2, npt_rad] or [S1, S2, npt_azim, npt_rad]. pyFAI's
     Integrate1dResult and Integrate2dResult fields: intensity = sum_signal / sum_normalization
     and sigma = sqrt(sum_variance) / sum_normalization where count > 0, else the empty value;
     sum_signal = Σ w (raw - dark), sum_variance = Σ w² var, sum_normalization = Σ w norm,
@@ -139,13 +141,15 @@ AG_API ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *po
 /** Releases an integrator; NULL is a no-op. As ag_csr_destroy(), without waiting. */
 AG_API void ag_integrator_destroy(ag_integrator *integ);
 
-/** Integrates @p frames, [rows, cols] or [B, rows, cols] of any real dtype on the integrator's
-    device, into @p result's new arrays (the caller's: ag_integrate_result_free()). Runs on
-    queue @p q (NULL: the default queue) and returns without waiting.
+/** Integrates @p frames of any real dtype on the integrator's device, [rows, cols] or frames
+    after any scan axes ([B, rows, cols], [S1, S2, rows, cols]: up to AG_MAX_DIMS dimensions in
+    all), each frame alone, into @p result's new arrays, which keep the scan axes
+    (ag_integrate_result; the caller's: ag_integrate_result_free()). Runs on queue @p q (NULL:
+    the default queue) and returns without waiting.
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument; AG_ERR_MISMATCH for frames of another
-            shape or device (the message gives the shape expected); AG_ERR_UNSUPPORTED for a
-            complex dtype, or f64 frames on a device without double precision; what the
-            kernels' launches return. *result is left zeroed on failure. */
+            shape or device, or of one dimension (the message gives the shape expected);
+            AG_ERR_UNSUPPORTED for a complex dtype, or f64 frames on a device without double
+            precision; what the kernels' launches return. *result is left zeroed on failure. */
 AG_API ag_status ag_integrate(ag_queue *q, ag_integrator *integ, const ag_array *frames, ag_integrate_result *result);
 
 /** Frees a result's arrays and zeroes it; NULL is a no-op. */

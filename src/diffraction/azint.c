@@ -510,24 +510,30 @@ static ag_status check_frames(const char *fn, const ag_integrator *in, const ag_
   if (ag__dtype_is_complex(frames->dtype))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is %s; frames are real", fn, ag_dtype_name(frames->dtype));
   int nd = frames->ndim;
-  if ((nd != 2 && nd != 3) || frames->shape[nd - 2] != in->rows || frames->shape[nd - 1] != in->cols) {
+  if (nd < 2 || frames->shape[nd - 2] != in->rows || frames->shape[nd - 1] != in->cols) {
     char got[96] = "";
     size_t at = 0;
     for (int k = 0; k < nd && at < sizeof got; k++)
       at += (size_t)snprintf(got + at, sizeof got - at, "%s%zu", k ? ", " : "", frames->shape[k]);
-    return ag__error(AG_ERR_MISMATCH, "%s: frames has shape {%s}, but the integrator takes {%zu, %zu} or "
-                     "{B, %zu, %zu}", fn, got, in->rows, in->cols, in->rows, in->cols);
+    return ag__error(AG_ERR_MISMATCH, "%s: frames has shape {%s}, but the integrator takes frames of {%zu, %zu}, "
+                     "alone or after scan axes ({..., %zu, %zu})", fn, got, in->rows, in->cols, in->rows, in->cols);
   }
-  *batch = nd == 3 ? frames->shape[0] : 1;
+  /* The scan axes before the frames' two are kept in the results' shape, followed by the
+     integration's one or two axes: no more than the frames' own dimensions, so they fit an
+     array. */
+  *batch = 1;
+  for (int k = 0; k < nd - 2; k++)
+    *batch *= frames->shape[k];
   return AG_OK;
 }
 
-/* The six result arrays: [B,] npt_rad or [B,] npt_azim, npt_rad. */
-static ag_status make_results(const ag_integrator *in, bool batched, size_t batch, ag_integrate_result *r) {
-  size_t shape[3];
+/* The six result arrays: the frames' scan axes (the first @p nlead of @p lead), then npt_rad,
+   or npt_azim and npt_rad. */
+static ag_status make_results(const ag_integrator *in, int nlead, const size_t *lead, ag_integrate_result *r) {
+  size_t shape[AG_MAX_DIMS];
   int nd = 0;
-  if (batched)
-    shape[nd++] = batch;
+  for (int k = 0; k < nlead; k++)
+    shape[nd++] = lead[k];
   if (in->two_d)
     shape[nd++] = in->nazim;
   shape[nd++] = in->nrad;
@@ -631,7 +637,7 @@ static ag_status walk_sums(const char *fn, ag_integrator *in, const uint32_t *bi
   if (st == AG_OK)
     st = ag__prefix(ag_fill(q, zeros, 0), fn);
   if (st == AG_OK)
-    st = ag__prefix(make_results(in, false, 1, &r), fn);
+    st = ag__prefix(make_results(in, 0, NULL, &r), fn);
   if (st == AG_OK)
     st = launch_integrate(fn, q, in, zeros, 1, &p, &r);
   if (st == AG_OK)
@@ -668,7 +674,7 @@ ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, a
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, in->dev, &rq)) != AG_OK)
     return st;
-  if ((st = make_results(in, frames->ndim == 3, batch, result)) != AG_OK)
+  if ((st = make_results(in, frames->ndim - 2, frames->shape, result)) != AG_OK)
     st = ag__prefix(st, fn);
   else if (batch > 0) {
     /* The static sums stand in for the normalisation's gather where nothing else is per pixel. */
