@@ -85,7 +85,22 @@ typedef struct azcase {
   bool frame_dummies, use_mask, use_dark_flat, use_variance;
   bool low_counts; /* counts 0 to 3 in place of make_frame's */
   ag_dtype frame_dtype; /* AG_U16 or AG_F32 */
+  bool nonfinite;       /* f32 frames: +-inf and NaN pixels (set_nonfinite) */
+  size_t inf_pixel;     /* ... and +inf here too */
 } azcase;
+
+/* The non-finite pixels of a case's f32 frame: +inf, -inf and NaN alone, a +inf beside a -inf
+   (a bin may get both), and +inf at c->inf_pixel. */
+static void set_nonfinite(const azcase *c, float *f) {
+  if (!c->nonfinite)
+    return;
+  f[100] = INFINITY;
+  f[1000] = -INFINITY;
+  f[777] = NAN;
+  f[2000] = INFINITY;
+  f[2001] = -INFINITY;
+  f[c->inf_pixel] = INFINITY;
+}
 
 typedef struct inputs {
   uint16_t frame[NPIX];
@@ -127,6 +142,7 @@ static void run_pyfai(const char *label, const azcase *c, const inputs *in, char
     float f[NPIX];
     for (int k = 0; k < NPIX; k++)
       f[k] = in->frame[k];
+    set_nonfinite(c, f);
     save_npy(frame, NPY_F4, f);
   } else {
     save_npy(frame, NPY_U2, in->frame);
@@ -205,17 +221,29 @@ static void compare_values(const char *label, const char *dir, const char *name,
   npy_array a = read_npy(dir, name);
   ck_assert_msg(a.count == n, "%s: %s has %zu values in pyFAI's, %zu here", label, name, a.count, n);
   double top = 0, worst = 0;
+  size_t nonfinite = 0;
   for (size_t k = 0; k < n; k++)
-    top = fmax(top, fabs(npy_get(&a, k)));
+    if (isfinite(npy_get(&a, k)))
+      top = fmax(top, fabs(npy_get(&a, k)));
   for (size_t k = 0; k < n; k++) {
-    double want = npy_get(&a, k), d = fabs(ours[k] - want);
+    double want = npy_get(&a, k);
+    if (!isfinite(want) || !isfinite(ours[k])) { /* +-inf and NaN must be pyFAI's exactly */
+      ck_assert_msg(ours[k] == want || (isnan(ours[k]) && isnan(want)), "%s: %s[%zu] is %.9g, pyFAI's %.9g", label,
+                    name, k, ours[k], want);
+      nonfinite++;
+      continue;
+    }
+    double d = fabs(ours[k] - want);
     double scale = fmax(fabs(want), top * 1e-3);
     ck_assert_msg(d <= rel * scale + 1e-300, "%s: %s[%zu] is %.9g, pyFAI's %.9g (%.3g relative, allowed %.1g)",
                   label, name, k, ours[k], want, d / scale, rel);
     if (scale > 0)
       worst = fmax(worst, d / scale);
   }
-  printf("%s: %s: %zu values, largest difference from pyFAI %.3g relative\n", label, name, n, worst);
+  char also[64] = "";
+  if (nonfinite > 0)
+    snprintf(also, sizeof also, " (%zu of them +-inf or NaN, as pyFAI's)", nonfinite);
+  printf("%s: %s: %zu values%s, largest difference from pyFAI %.3g relative\n", label, name, n, also, worst);
   npy_free(&a);
 }
 
@@ -391,9 +419,11 @@ static void integrate(ag_device *dev, azcase *c, const inputs *in, ag_dtype dtyp
   ag_array *frames;
   if (c->frame_dtype == AG_F32) {
     float *f = malloc(batch * NPIX * sizeof *f);
-    for (size_t b = 0; b < batch; b++)
+    for (size_t b = 0; b < batch; b++) {
       for (int k = 0; k < NPIX; k++)
         f[b * NPIX + k] = (float)(b + 1) * in->frame[k];
+      set_nonfinite(c, f + b * NPIX);
+    }
     CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
     free(f);
   } else {
@@ -783,6 +813,60 @@ START_TEST(scan_axes_are_kept_in_the_results) {
 }
 END_TEST
 
+/* A pixel in a host integrator's matrix for @p c whose share of some bin is 0 (full splitting
+   keeps such entries, as pyFAI does). */
+static size_t pixel_with_a_zero_share(const azcase *c) {
+  char poni_path[700];
+  ag_poni p = load_poni(c->poni, poni_path, sizeof poni_path);
+  ag_device *dev;
+  CHECK_OK(ag_device_select("host", &dev));
+  ag_integrator *integ;
+  CHECK_OK(ag_integrator_create(dev, &p, &c->opt, &integ));
+  const ag_csr *m;
+  CHECK_OK(ag_integrator_csr(integ, &m));
+  ag_csr_info info;
+  CHECK_OK(ag_csr_get_info(m, &info));
+  uint64_t *rp = malloc((info.rows + 1) * sizeof *rp);
+  uint32_t *ci = malloc((info.nnz + 1) * sizeof *ci);
+  float *v = malloc((info.nnz + 1) * sizeof *v);
+  ck_assert(rp && ci && v);
+  CHECK_OK(ag_csr_to_host(m, rp, ci, v));
+  size_t k = 0;
+  while (k < info.nnz && v[k] != 0)
+    k++;
+  ck_assert_msg(k < info.nnz, "no share of 0 in %zu entries", info.nnz);
+  size_t pixel = ci[k];
+  free(rp), free(ci), free(v);
+  ag_integrator_destroy(integ);
+  return pixel;
+}
+
+/* pyFAI 0.21.3 keeps pixels of +-inf (their bins become +-inf, NaN where the two meet) and
+   leaves out NaN ones and shares of 0: every output against pyFAI's, the non-finite ones
+   exactly. A batch of 2 on CPU devices takes the walk's quick pass and then walks the rows of
+   the non-finite pixels again. */
+START_TEST(non_finite_pixels_are_integrated_as_pyfai_integrates_them) {
+  ag_device *dev = test_device(_i);
+  /* 1-D Poisson's variance of -inf is max(-inf, 1) = 1 in every frame, which the batch's
+     scaled copies would not scale: one frame there. */
+  check_against_pyfai(dev, "1-D bbox, +-inf and NaN pixels, Poisson",
+                      (azcase){.poni = poni_tilted, .frame_dtype = AG_F32, .nonfinite = true, .inf_pixel = 5,
+                               .opt = {.npt_rad = 30, .unit = AG_RADIAL_Q_NM, .error_model = AG_ERROR_POISSON}},
+                      1);
+  check_against_pyfai(dev, "1-D no split, +-inf and NaN pixels, dummies",
+                      (azcase){.poni = poni_tilted, .frame_dtype = AG_F32, .nonfinite = true, .inf_pixel = 5,
+                               .frame_dummies = true,
+                               .opt = {.npt_rad = 30, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_NO,
+                                       .has_dummy = true, .dummy = 0}},
+                      2);
+  azcase full = {.poni = poni_plain, .frame_dtype = AG_F32, .nonfinite = true,
+                 .opt = {.npt_rad = 12, .npt_azim = 18, .unit = AG_RADIAL_2TH_DEG, .split = AG_SPLIT_FULL,
+                         .error_model = AG_ERROR_POISSON}};
+  full.inf_pixel = pixel_with_a_zero_share(&full);
+  check_against_pyfai(dev, "2-D full, +-inf and NaN pixels, +inf with a share of 0, Poisson", full, 2);
+}
+END_TEST
+
 /* ---- refused input ------------------------------------------------------------------------- */
 
 START_TEST(bad_input_is_refused_naming_the_argument) {
@@ -1074,6 +1158,8 @@ void suite_build(Suite *s, const char *backend) {
       add_device_test(s, "1-D integrations match pyFAI", one_d_integrations_match_pyfai);
       add_device_test(s, "2-D integrations match pyFAI", two_d_integrations_match_pyfai);
       add_device_test(s, "full splitting integrations match pyFAI", full_split_integrations_match_pyfai);
+      add_device_test(s, "non-finite pixels are integrated as pyFAI integrates them",
+                      non_finite_pixels_are_integrated_as_pyfai_integrates_them);
     }
     add_device_test(own, "1-D integration matches a long double reference",
                     one_d_integration_matches_a_long_double_reference);

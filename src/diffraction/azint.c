@@ -242,8 +242,8 @@ static ag_status upload_matrix(const char *fn, ag_integrator *in, const ag__azin
 }
 
 /* CPU devices walk a copy of the matrix (integ->walk), made for them at creation:
-   - without the entries of pixels whose normalisation is 0 or not finite, which add nothing
-     to any bin, so that a frame's pass need not read the normalisation to find them;
+   - without the entries of pixels whose normalisation is 0 or NaN, which add nothing to any
+     bin, so that a frame's pass need not read the normalisation to find them;
    - in 2-D, with its rows in the order of their pixels on the detector: by each bin's mean
      pixel, in bands of WALK_BAND detector rows, along the band within one. Neighbouring rows
      then read the same cache lines of the frame, where the bins' own order (rings, each
@@ -305,7 +305,7 @@ static ag_status walk_plan(const char *fn, ag__azint_plan *plan, const uint32_t 
     uint32_t r = bin_of[w];
     for (uint64_t k = plan->indptr[r]; k < plan->indptr[r + 1]; k++) {
       uint32_t p = plan->indices[k];
-      if (isfinite(norm[p]) && norm[p] != 0)
+      if (!isnan(norm[p]) && norm[p] != 0) /* which the kernels leave out (azint_engine.h) */
         idx[at] = p, val[at++] = plan->data[k];
     }
     ptr[w + 1] = at;
