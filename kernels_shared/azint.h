@@ -19,16 +19,17 @@
    signal = raw - dark[p], normalisation norm[p] (the product of the static corrections, 0 for a
    pixel the dark or flat marks as dummy), variance by vmode (0 none, 1 max(raw, 1), 2 raw,
    3 var[p]). A pixel whose raw value is the dummy (within ddummy, when has_dummy), or whose
-   signal, normalisation or variance is not finite or whose normalisation is 0, adds nothing.
-   Otherwise the entry's share w adds w signal, w norm, w and w^2 variance to the bin's four
-   sums. The results of frame b go to [b][bin1][bin0], r = bin0 * nazim + bin1 (the transpose
+   signal, normalisation or variance is NaN or whose normalisation is 0, adds nothing, nor does
+   an entry whose share is 0. Otherwise the entry's share w adds w signal, w norm, w and
+   w^2 variance to the bin's four sums: a pixel of +-inf makes its bins +-inf, as in pyFAI
+   0.21.3. The results of frame b go to [b][bin1][bin0], r = bin0 * nazim + bin1 (the transpose
    pyFAI returns in 2-D; nazim is 1 in 1-D): intensity = signal / norm and sigma =
    sqrt(variance) / norm where the count is above 0, else empty.
 
    CPU devices integrate through a copy of the matrix made for them at creation (the walk,
    src/diffraction/azint.c): rows in the order of their pixels on the detector in 2-D
    (has_order: the kernel's row r is bin bin_of[r]), and no entries of pixels whose
-   normalisation is 0 or not finite. With has_sums (no dark, vmode 0 to 2), sums[2r] and
+   normalisation is 0 or NaN. With has_sums (no dark, vmode 0 to 2), sums[2r] and
    sums[2r + 1] hold row r's normalisation and count over a frame with no pixel left out by its
    value; a row whose pixels are all kept by their values takes those two from there and reads
    only the frame, and any other row is walked again as above. Either way the results are those

@@ -67,6 +67,8 @@ AG_INLINE AG_AZ(bin) AG_AZ(merge_bin)(AG_AZ(bin) a, AG_AZ(bin) b) {
 
 /* x is finite: x - x is 0 for finite x and NaN for Inf and NaN, in every dialect. */
 #define AG_AZ_FINITE(x) ((x) - (x) == 0)
+/* x is NaN: the one value unequal to itself (nothing here is built with fast-math). */
+#define AG_AZ_NAN(x) ((x) != (x))
 
 /* Pixel p of frame f (its first pixel) with share w, added to bin a. */
 AG_INLINE AG_AZ(bin) AG_AZ(pixel)(AG_AZ(bin) a, AG_AZ_E w, ag_u64 p, AG_GLOBAL const AG_T *f,
@@ -82,7 +84,11 @@ AG_INLINE AG_AZ(bin) AG_AZ(pixel)(AG_AZ(bin) a, AG_AZ_E w, ag_u64 p, AG_GLOBAL c
               : vmode == 2 ? raw
               : vmode == 3 ? var[p]
                            : (AG_AZ_E)0;
-  bool bad = !AG_AZ_FINITE(sig) || !AG_AZ_FINITE(nrm) || nrm == (AG_AZ_E)0 || !AG_AZ_FINITE(v);
+  /* pyFAI 0.21.3's CSR engine (CsrIntegrator.integrate_ng) leaves out an entry whose share is
+     0, and a pixel whose signal, variance or normalisation is NaN or whose normalisation is 0;
+     it keeps +-inf pixels, whose bins then sum to +-inf (NaN where +inf meets -inf). Leaving
+     out a share of 0 changes no finite sum: it would add +0. */
+  bool bad = w == (AG_AZ_E)0 || AG_AZ_NAN(sig) || AG_AZ_NAN(nrm) || nrm == (AG_AZ_E)0 || AG_AZ_NAN(v);
   if (has_dummy) {
     AG_AZ_E off = raw - dummy;
     bad = bad || (ddummy == (AG_AZ_E)0 ? raw == dummy : (off < 0 ? -off : off) <= ddummy);
@@ -154,8 +160,9 @@ AG_INLINE AG_AZ(bin) AG_AZ(row)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const
 /* Row r over nf frames (at most AG_AZINT_FRAMES) from f, npix apart, where the row holds no
    pixel of a bad normalisation and there is no dark (the walk of a CPU device,
    kernels_shared/azint.h): each frame's signal and variance sums into a[t]; the normalisation
-   is not read. bad[t] is set where a pixel of frame t is left out by its value (not finite, or
-   the dummy), and that frame's sums are then to be made again by AG_AZ(row). */
+   is not read. bad[t] is set where a pixel of frame t is not finite (left out when NaN, or
+   kept, but then not to be multiplied by a share of 0) or the dummy, and that frame's sums are
+   then to be made again by AG_AZ(row). */
 AG_INLINE void AG_AZ(quick)(AG_GLOBAL const ag_u64 *row_ptr, AG_GLOBAL const ag_u32 *col_idx,
                             AG_GLOBAL const AG_AZ_E *val, ag_u64 r, ag_u64 kend, AG_GLOBAL const AG_T *f,
                             ag_u64 npix, ag_u32 nf, AG_AZ_E dummy, AG_AZ_E ddummy, ag_u32 has_dummy, ag_u32 vmode,
@@ -267,6 +274,7 @@ AG_GROUPS(AG_CAT2(AG_AZ_KN(ag_azint_csr), _rows), AG_SHAPE_AZINT_CSR, AG_T, AG_A
 })
 
 #undef AG_AZ_FINITE
+#undef AG_AZ_NAN
 #undef AG_AZ_A
 #undef AG_AZ_KN
 #undef AG_AZ

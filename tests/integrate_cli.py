@@ -18,6 +18,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 
 # Relative tolerances of the f32 engine against pyFAI (which sums in float64 and divides in
 # float32): intensity and sigma, and bin centres (computed in double by both).
@@ -53,9 +54,16 @@ def close(np, got, want, rtol, what):
               (what, got.size, float(np.max(np.abs(got - want) / np.maximum(np.abs(want), atol or 1e-300)))))
 
 
-def run(tool, args):
-    p = subprocess.run([tool] + args, capture_output=True, text=True)
+def run(tool, args, cwd=None, preexec_fn=None):
+    p = subprocess.run([tool] + args, capture_output=True, text=True, cwd=cwd, preexec_fn=preexec_fn)
     return p.returncode, p.stdout, p.stderr
+
+
+def limit_memory():
+    """In the child: 4 GB of address space, so that a run that allocated what it should have
+    refused fails at once instead of filling the machine."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
 def devices(info):
@@ -192,7 +200,7 @@ def main(argv):
     if len(argv) != 4:
         sys.stderr.write(__doc__)
         return 2
-    tool, info, work = argv[1], argv[2], argv[3]
+    tool, info, work = os.path.abspath(argv[1]), argv[2], argv[3]
     try:
         import numpy as np
         import pyFAI
@@ -292,6 +300,32 @@ def main(argv):
         close(np, one, fresh().integrate1d_ng(stack[0].astype(np.float32), 64, unit="2th_deg",
                                          method=("bbox", "csr", "cython")).intensity, RTOL, "one frame, intensity")
 
+    # A 4D-STEM scan [2, 3, ny, nx], as pyxem holds it: the outputs keep the scan axes, [2, 3, N]
+    # and [2, 3, M, N], each frame's results those of the same frames as a stack [6, ny, nx],
+    # bit for bit, and pyFAI's.
+    scan = rng.integers(0, 4000, size=(2, 3, ny, nx)).astype(np.uint16)
+    np.save(os.path.join(work, "scan.npy"), scan)
+    np.save(os.path.join(work, "flat_scan.npy"), scan.reshape(6, ny, nx))
+    for extra, tail in (([], (64,)), (["--npt-azim", "12"], (12, 64))):
+        a, b = os.path.join(work, "scan4"), os.path.join(work, "scan3")
+        opts = ["--poni", poni, "--npt", "64", "--batch", "4"] + extra
+        ra = run(tool, opts + [os.path.join(work, "scan.npy"), a])
+        rb = run(tool, opts + [os.path.join(work, "flat_scan.npy"), b])
+        check(ra[0] == 0 and rb[0] == 0, "4-D scan %s: exits %d and %d: %s %s" % (extra, ra[0], rb[0], ra[2].strip(),
+                                                                                 rb[2].strip()))
+        if ra[0] == 0 and rb[0] == 0:
+            got, flat = np.load(a + ".intensity.npy"), np.load(b + ".intensity.npy")
+            check(got.shape == (2, 3) + tail, "4-D scan %s: intensity of shape %s, not %s" % (extra, got.shape,
+                                                                                            (2, 3) + tail))
+            check(got.shape == (2, 3) + tail and np.array_equal(got.reshape(flat.shape), flat),
+                  "4-D scan %s: its results differ from the same frames' as a stack" % extra)
+            two_d = bool(extra)
+            for i, j in ((0, 0), (1, 2)):
+                ref = fresh().integrate2d_ng(scan[i, j], 64, 12, unit="2th_deg", method=("bbox", "csr", "cython")) \
+                    if two_d else fresh().integrate1d_ng(scan[i, j], 64, unit="2th_deg",
+                                                         method=("bbox", "csr", "cython"))
+                close(np, got[i, j], ref.intensity, RTOL, "4-D scan %s, frame (%d, %d), intensity" % (extra, i, j))
+
     # HDF5: the same stack as a dataset gives bit for bit the .npy's outputs.
     try:
         import h5py
@@ -314,6 +348,21 @@ def main(argv):
             check(same, "HDF5: the dataset's intensity differs from the .npy's")
             if same:
                 print("ok: an HDF5 dataset gives the .npy's outputs bit for bit")
+        with h5py.File(os.path.join(work, "scan.h5"), "w") as f:
+            f.create_dataset("/entry/data", data=scan)
+        a, b = os.path.join(work, "h5scan"), os.path.join(work, "npyscan")
+        ra = run(tool, ["--poni", poni, "--npt", "50", "--npt-azim", "7", "--batch", "4",
+                        os.path.join(work, "scan.h5") + ":/entry/data", a])
+        rb = run(tool, ["--poni", poni, "--npt", "50", "--npt-azim", "7", "--batch", "4",
+                        os.path.join(work, "scan.npy"), b])
+        check(ra[0] == 0 and rb[0] == 0, "HDF5 4-D scan: exits %d and %d: %s %s" % (ra[0], rb[0], ra[2].strip(),
+                                                                                  rb[2].strip()))
+        if ra[0] == 0 and rb[0] == 0:
+            ga, gb = np.load(a + ".intensity.npy"), np.load(b + ".intensity.npy")
+            same = ga.shape == (2, 3, 7, 50) and np.array_equal(ga, gb)
+            check(same, "HDF5 4-D scan: intensity of shape %s differs from the .npy's %s" % (ga.shape, gb.shape))
+            if same:
+                print("ok: a 4-D HDF5 dataset gives the 4-D .npy's outputs bit for bit, [2, 3, 7, 50]")
         rc, _, err = run(tool, ["--poni", poni, "--npt", "50", h5 + ":/entry/missing", os.path.join(work, "c")])
         check(rc == 1 and "/entry/missing" in err, "HDF5: a missing dataset: exit %d: %s" % (rc, err.strip()))
         # A dataspace of 2^62 frames (chunks never written take no room): refused when opened,
@@ -370,6 +419,37 @@ def main(argv):
             os.remove(f)
         if rc == want_rc and len(lines) == 1 and not left:
             print("ok: %s refused: %s" % (name, lines[0]))
+
+    # OUT is a prefix of file names: an empty one or one naming a folder is a bad command line,
+    # and nothing is written (no hidden .intensity.npy in the folder).
+    os.makedirs(os.path.join(work, "outdir"), exist_ok=True)
+    for out in ("", os.path.join(work, "outdir") + "/", os.path.join(work, "outdir", "."), "."):
+        before = set(os.listdir(work)) | {os.path.join("outdir", f) for f in os.listdir(os.path.join(work, "outdir"))}
+        rc, _, err = run(tool, ["--poni", poni, "--npt", "10", os.path.join(work, "frame.npy"), out], cwd=work)
+        after = set(os.listdir(work)) | {os.path.join("outdir", f) for f in os.listdir(os.path.join(work, "outdir"))}
+        lines = err.strip().splitlines()
+        check(rc == 2 and len(lines) == 1 and ("OUT \"%s\" names no file" % out) in lines[0],
+              "OUT %r: exit %d, expected 2 with one line naming OUT: %r" % (out, rc, err))
+        check(after == before, "OUT %r: wrote %s" % (out, sorted(after - before)))
+        if rc == 2 and after == before:
+            print("ok: OUT %r refused: %s" % (out, lines[0]))
+
+    # A size whose integrator cannot fit is refused before it is built: at once, naming --npt and
+    # the estimate (under a 4 GB address-space limit, so that a regression fails fast).
+    np.save(os.path.join(work, "big_frame.npy"), np.ones((128, 128), np.float32))
+    with open(os.path.join(work, "big.poni"), "w") as f:
+        f.write(open(poni).read().replace("[%d, %d]" % (ny, nx), "[128, 128]"))
+    start = time.monotonic()
+    rc, _, err = run(tool, ["--poni", os.path.join(work, "big.poni"), "--npt", "1000000000",
+                            os.path.join(work, "big_frame.npy"), os.path.join(work, "huge")], preexec_fn=limit_memory)
+    took = time.monotonic() - start
+    lines = err.strip().splitlines()
+    check(rc == 1 and len(lines) == 1 and "--npt 1000000000: " in lines[0] and "need an estimated" in lines[0],
+          "--npt 1000000000: exit %d, expected 1 with one line naming --npt and the estimate: %r" % (rc, err))
+    check(took < 20, "--npt 1000000000: took %.1f s to refuse" % took)
+    check(not glob.glob(os.path.join(work, "huge.*")), "--npt 1000000000: left output behind")
+    if rc == 1:
+        print("ok: --npt 1000000000 on 128 x 128 frames refused in %.2f s: %s" % (took, lines[0] if lines else ""))
 
     print("pyFAI %s; %d failures" % (pyFAI.version, len(failures)))
     if not failures and skipped:

@@ -114,4 +114,17 @@ const char *test_spec_of(const test_device_list *l, const ag_device *d);
                   test_label(), (what), at_, n_, at_ < n_ ? g_[at_] : 0, at_ < n_ ? w_[at_] : 0); \
   } while (0)
 
+/* 1 in a build with AddressSanitizer (GCC's macro, clang's feature test), whose shadow memory
+   an address-space limit (RLIMIT_AS) would starve: tests that set one skip it there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
 #endif

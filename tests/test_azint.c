@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "npy.h"
@@ -31,6 +33,13 @@ static const char *const poni_tilted = "poni_version: 2\nDetector: Detector\n"
                                        "Detector_config: {\"pixel1\": 0.0001, \"pixel2\": 0.00012, \"max_shape\": [64, 48]}\n"
                                        "Distance: 0.08\nPoni1: 0.0012\nPoni2: 0.0049\nRot1: 0.12\nRot2: -0.07\nRot3: 0.3\n"
                                        "Wavelength: 1.3e-10\n";
+
+/* Pixels of 1e300 m, beyond float32: numpy computes their centres in float64 (pyFAI's arrays,
+   test_geometry.c), every pixel at 2th of 90 degrees or so, and r beyond a double. */
+static const char *const poni_huge = "poni_version: 2\nDetector: Detector\n"
+                                     "Detector_config: {\"pixel1\": 1e300, \"pixel2\": 1e300, \"max_shape\": [64, 48]}\n"
+                                     "Distance: 0.1\nPoni1: 0.0031\nPoni2: 0.0027\nRot1: 0.1\nRot2: 0.05\nRot3: 0.2\n"
+                                     "Wavelength: 1e-10\n";
 
 static ag_poni load_poni(const char *text, char *path, size_t size) {
   test_write_text("azint", text == poni_plain ? "plain.poni" : "tilted.poni", text, path, size);
@@ -76,7 +85,22 @@ typedef struct azcase {
   bool frame_dummies, use_mask, use_dark_flat, use_variance;
   bool low_counts; /* counts 0 to 3 in place of make_frame's */
   ag_dtype frame_dtype; /* AG_U16 or AG_F32 */
+  bool nonfinite;       /* f32 frames: +-inf and NaN pixels (set_nonfinite) */
+  size_t inf_pixel;     /* ... and +inf here too */
 } azcase;
+
+/* The non-finite pixels of a case's f32 frame: +inf, -inf and NaN alone, a +inf beside a -inf
+   (a bin may get both), and +inf at c->inf_pixel. */
+static void set_nonfinite(const azcase *c, float *f) {
+  if (!c->nonfinite)
+    return;
+  f[100] = INFINITY;
+  f[1000] = -INFINITY;
+  f[777] = NAN;
+  f[2000] = INFINITY;
+  f[2001] = -INFINITY;
+  f[c->inf_pixel] = INFINITY;
+}
 
 typedef struct inputs {
   uint16_t frame[NPIX];
@@ -118,6 +142,7 @@ static void run_pyfai(const char *label, const azcase *c, const inputs *in, char
     float f[NPIX];
     for (int k = 0; k < NPIX; k++)
       f[k] = in->frame[k];
+    set_nonfinite(c, f);
     save_npy(frame, NPY_F4, f);
   } else {
     save_npy(frame, NPY_U2, in->frame);
@@ -196,17 +221,29 @@ static void compare_values(const char *label, const char *dir, const char *name,
   npy_array a = read_npy(dir, name);
   ck_assert_msg(a.count == n, "%s: %s has %zu values in pyFAI's, %zu here", label, name, a.count, n);
   double top = 0, worst = 0;
+  size_t nonfinite = 0;
   for (size_t k = 0; k < n; k++)
-    top = fmax(top, fabs(npy_get(&a, k)));
+    if (isfinite(npy_get(&a, k)))
+      top = fmax(top, fabs(npy_get(&a, k)));
   for (size_t k = 0; k < n; k++) {
-    double want = npy_get(&a, k), d = fabs(ours[k] - want);
+    double want = npy_get(&a, k);
+    if (!isfinite(want) || !isfinite(ours[k])) { /* +-inf and NaN must be pyFAI's exactly */
+      ck_assert_msg(ours[k] == want || (isnan(ours[k]) && isnan(want)), "%s: %s[%zu] is %.9g, pyFAI's %.9g", label,
+                    name, k, ours[k], want);
+      nonfinite++;
+      continue;
+    }
+    double d = fabs(ours[k] - want);
     double scale = fmax(fabs(want), top * 1e-3);
     ck_assert_msg(d <= rel * scale + 1e-300, "%s: %s[%zu] is %.9g, pyFAI's %.9g (%.3g relative, allowed %.1g)",
                   label, name, k, ours[k], want, d / scale, rel);
     if (scale > 0)
       worst = fmax(worst, d / scale);
   }
-  printf("%s: %s: %zu values, largest difference from pyFAI %.3g relative\n", label, name, n, worst);
+  char also[64] = "";
+  if (nonfinite > 0)
+    snprintf(also, sizeof also, " (%zu of them +-inf or NaN, as pyFAI's)", nonfinite);
+  printf("%s: %s: %zu values%s, largest difference from pyFAI %.3g relative\n", label, name, n, also, worst);
   npy_free(&a);
 }
 
@@ -259,6 +296,9 @@ static void check_matrix(const char *label, azcase c) {
                   npy_get(&indices, k));
     /* full splitting keeps the zero shares of the cells a pixel's box touches, as pyFAI's */
     double want = npy_get(&data, k), d = want == 0 ? fabs(v[k]) : fabs(v[k] - want) / fabs(want);
+    /* a pixel of no area (pixels of 1e300 m, each corner at 90 degrees) has NaN shares, as pyFAI's */
+    if (isnan(want) && isnan(v[k]))
+      d = 0;
     ck_assert_msg(d <= 1e-6, "%s: data[%zu] is %.9g, pyFAI's %.9g", label, k, v[k], want);
     worst = fmax(worst, d);
   }
@@ -306,6 +346,18 @@ START_TEST(the_2d_matrix_is_pyfais_bbox_and_no_split) {
                         .opt = {.npt_rad = 18, .npt_azim = 10, .unit = AG_RADIAL_Q_A, .has_radial_range = true,
                                 .radial_min = 0.5, .radial_max = 0.8, .has_azimuth_range = true,
                                 .azimuth_min = 10, .azimuth_max = 40}});
+}
+END_TEST
+
+/* An absurd geometry, pixels of 1e300 m: pyFAI's bins, centres and matrix, as for any other
+   (its centres in float64 where float32 would be inf). */
+START_TEST(the_matrix_of_pixels_of_1e300_m_is_pyfais) {
+  check_matrix("1-D bbox, 2th_deg, pixels of 1e300 m",
+               (azcase){.poni = poni_huge, .opt = {.npt_rad = 20, .unit = AG_RADIAL_2TH_DEG}});
+  check_matrix("2-D bbox, q_nm^-1, pixels of 1e300 m",
+               (azcase){.poni = poni_huge, .opt = {.npt_rad = 10, .npt_azim = 8, .unit = AG_RADIAL_Q_NM}});
+  check_matrix("2-D full, 2th_deg, pixels of 1e300 m",
+               (azcase){.poni = poni_huge, .opt = {.npt_rad = 10, .npt_azim = 8, .split = AG_SPLIT_FULL}});
 }
 END_TEST
 
@@ -367,9 +419,11 @@ static void integrate(ag_device *dev, azcase *c, const inputs *in, ag_dtype dtyp
   ag_array *frames;
   if (c->frame_dtype == AG_F32) {
     float *f = malloc(batch * NPIX * sizeof *f);
-    for (size_t b = 0; b < batch; b++)
+    for (size_t b = 0; b < batch; b++) {
       for (int k = 0; k < NPIX; k++)
         f[b * NPIX + k] = (float)(b + 1) * in->frame[k];
+      set_nonfinite(c, f + b * NPIX);
+    }
     CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
     free(f);
   } else {
@@ -640,6 +694,44 @@ START_TEST(an_integrator_from_an_exported_matrix_gives_the_same_results) {
 }
 END_TEST
 
+/* @p n f32 frames (the caller's to free), frame b the case's frame times b + 1, plus @p offset. */
+static float *scaled_frames(const azcase *c, size_t n, float offset) {
+  azcase own = *c;
+  inputs in;
+  fill_inputs(&own, &in);
+  float *f = malloc(n * NPIX * sizeof *f);
+  ck_assert_ptr_nonnull(f);
+  for (size_t k = 0; k < n * NPIX; k++)
+    f[k] = (float)(k / NPIX + 1) * in.frame[k % NPIX] + offset;
+  return f;
+}
+
+/* Each of the @p n f32 frames at @p f (ROWS x COLS each) integrated alone by @p integ gives,
+   bit for bit, its part of @p all, the results of them all at once. */
+static void check_each_frame_alone(ag_device *dev, ag_integrator *integ, const ag_integrate_result *all,
+                                   const float *f, size_t n, const char *label) {
+  const ag_array *fa[6];
+  result_fields(all, fa);
+  size_t per = ag_array_size(fa[0]) / n, shape[2] = {ROWS, COLS};
+  for (size_t b = 0; b < n; b++) {
+    ag_array *one;
+    ag_integrate_result r;
+    CHECK_OK(ag_array_from_host(dev, AG_F32, 2, shape, f + b * NPIX, &one));
+    CHECK_OK(ag_integrate(NULL, integ, one, &r));
+    const ag_array *fo[6];
+    result_fields(&r, fo);
+    for (int k = 0; k < 6; k++) {
+      double *va = fetch(fa[k]), *vo = fetch(fo[k]);
+      char what[160];
+      snprintf(what, sizeof what, "%s, %s, frame %zu of %zu", label, field_names[k], b, n);
+      CHECK_BYTES(va + b * per, vo, per * sizeof *vo, what);
+      free(va), free(vo);
+    }
+    ag_integrate_result_free(&r);
+    ag_array_free(one);
+  }
+}
+
 /* A batch of 7 frames (CPU devices take them 4 an item, then 3) gives each frame the results it
    gets alone, bit for bit: with and without the dummy and Poisson's variance, and with a frame
    holding a NaN and one holding the dummy, whose bins are then integrated again pixel by pixel. */
@@ -648,12 +740,7 @@ START_TEST(a_batch_gives_each_frame_its_own_results) {
   enum { B = 7 };
   azcase c = {.poni = poni_tilted, .frame_dtype = AG_F32,
               .opt = {.npt_rad = 14, .npt_azim = 9, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_BBOX}};
-  inputs in;
-  fill_inputs(&c, &in);
-  float *f = malloc(B * NPIX * sizeof *f);
-  ck_assert_ptr_nonnull(f);
-  for (int k = 0; k < B * NPIX; k++)
-    f[k] = (float)(k / NPIX + 1) * in.frame[k % NPIX] + 0.25f;
+  float *f = scaled_frames(&c, B, 0.25f);
   f[4 * NPIX + NPIX / 2] = NAN;
   f[5 * NPIX + NPIX / 3] = -7.0f;
   for (int pass = 0; pass < 4; pass++) {
@@ -670,31 +757,113 @@ START_TEST(a_batch_gives_each_frame_its_own_results) {
     ag_integrate_result all;
     CHECK_OK(ag_array_from_host(dev, AG_F32, 3, shape, f, &frames));
     CHECK_OK(ag_integrate(NULL, integ, frames, &all));
-    const ag_array *fa[6];
-    result_fields(&all, fa);
-    size_t per = ag_array_size(fa[0]) / B;
-    for (size_t b = 0; b < B; b++) {
-      ag_array *one;
-      ag_integrate_result r;
-      CHECK_OK(ag_array_from_host(dev, AG_F32, 2, shape + 1, f + b * NPIX, &one));
-      CHECK_OK(ag_integrate(NULL, integ, one, &r));
-      const ag_array *fo[6];
-      result_fields(&r, fo);
-      for (int k = 0; k < 6; k++) {
-        double *va = fetch(fa[k]), *vo = fetch(fo[k]);
-        char what[96];
-        snprintf(what, sizeof what, "%s, %s, frame %zu of %d", opt.npt_azim ? "2-D" : "1-D", field_names[k], b, B);
-        CHECK_BYTES(va + b * per, vo, per * sizeof *vo, what);
-        free(va), free(vo);
-      }
-      ag_integrate_result_free(&r);
-      ag_array_free(one);
-    }
+    check_each_frame_alone(dev, integ, &all, f, B, opt.npt_azim ? "2-D" : "1-D");
     ag_integrate_result_free(&all);
     ag_array_free(frames);
     ag_integrator_destroy(integ);
   }
   free(f);
+}
+END_TEST
+
+/* Frames after two scan axes, [2, 3, rows, cols] (pyxem's 4D-STEM layout, as an array holds it
+   at most), give results [2, 3, npt_rad] in 1-D and [2, 3, npt_azim, npt_rad] in 2-D, each
+   frame's bit for bit what it gives alone. */
+START_TEST(scan_axes_are_kept_in_the_results) {
+  ag_device *dev = test_device(_i);
+  enum { S1 = 2, S2 = 3, B = S1 * S2 };
+  azcase c = {.poni = poni_tilted, .frame_dtype = AG_F32, .opt = {.npt_rad = 14, .unit = AG_RADIAL_Q_NM}};
+  float *f = scaled_frames(&c, B, 0.5f);
+  char poni_path[700];
+  ag_poni p = load_poni(c.poni, poni_path, sizeof poni_path);
+  size_t shape[4] = {S1, S2, ROWS, COLS};
+  ag_array *frames;
+  CHECK_OK(ag_array_from_host(dev, AG_F32, 4, shape, f, &frames));
+  for (int two_d = 0; two_d < 2; two_d++) {
+    ag_integrate_options opt = c.opt;
+    opt.npt_azim = two_d ? 9 : 0;
+    ag_integrator *integ;
+    CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+    ag_integrate_result all;
+    CHECK_OK(ag_integrate(NULL, integ, frames, &all));
+    const ag_array *fa[6];
+    result_fields(&all, fa);
+    size_t want[4] = {S1, S2, two_d ? 9 : 14, 14};
+    for (int k = 0; k < 6; k++) {
+      ck_assert_int_eq(ag_array_ndim(fa[k]), two_d ? 4 : 3);
+      for (int d = 0; d < ag_array_ndim(fa[k]); d++)
+        ck_assert_uint_eq(ag_array_shape(fa[k])[d], want[d]);
+    }
+    check_each_frame_alone(dev, integ, &all, f, B, two_d ? "2-D, a 2 x 3 scan" : "1-D, a 2 x 3 scan");
+    ag_integrate_result_free(&all);
+    ag_integrator_destroy(integ);
+  }
+  /* A frame of one dimension is no frame. */
+  ag_integrator *integ;
+  CHECK_OK(ag_integrator_create(dev, &p, &c.opt, &integ));
+  size_t flat = NPIX;
+  ag_array *line;
+  ag_integrate_result r;
+  CHECK_OK(ag_array_create(dev, AG_F32, 1, &flat, &line));
+  CHECK_FAILS(ag_integrate(NULL, integ, line, &r), AG_ERR_MISMATCH, "ag_integrate", "frames has shape {3072}");
+  ag_array_free(line);
+  ag_integrator_destroy(integ);
+  ag_array_free(frames);
+  free(f);
+}
+END_TEST
+
+/* A pixel in a host integrator's matrix for @p c whose share of some bin is 0 (full splitting
+   keeps such entries, as pyFAI does). */
+static size_t pixel_with_a_zero_share(const azcase *c) {
+  char poni_path[700];
+  ag_poni p = load_poni(c->poni, poni_path, sizeof poni_path);
+  ag_device *dev;
+  CHECK_OK(ag_device_select("host", &dev));
+  ag_integrator *integ;
+  CHECK_OK(ag_integrator_create(dev, &p, &c->opt, &integ));
+  const ag_csr *m;
+  CHECK_OK(ag_integrator_csr(integ, &m));
+  ag_csr_info info;
+  CHECK_OK(ag_csr_get_info(m, &info));
+  uint64_t *rp = malloc((info.rows + 1) * sizeof *rp);
+  uint32_t *ci = malloc((info.nnz + 1) * sizeof *ci);
+  float *v = malloc((info.nnz + 1) * sizeof *v);
+  ck_assert(rp && ci && v);
+  CHECK_OK(ag_csr_to_host(m, rp, ci, v));
+  size_t k = 0;
+  while (k < info.nnz && v[k] != 0)
+    k++;
+  ck_assert_msg(k < info.nnz, "no share of 0 in %zu entries", info.nnz);
+  size_t pixel = ci[k];
+  free(rp), free(ci), free(v);
+  ag_integrator_destroy(integ);
+  return pixel;
+}
+
+/* pyFAI 0.21.3 keeps pixels of +-inf (their bins become +-inf, NaN where the two meet) and
+   leaves out NaN ones and shares of 0: every output against pyFAI's, the non-finite ones
+   exactly. A batch of 2 on CPU devices takes the walk's quick pass and then walks the rows of
+   the non-finite pixels again. */
+START_TEST(non_finite_pixels_are_integrated_as_pyfai_integrates_them) {
+  ag_device *dev = test_device(_i);
+  /* 1-D Poisson's variance of -inf is max(-inf, 1) = 1 in every frame, which the batch's
+     scaled copies would not scale: one frame there. */
+  check_against_pyfai(dev, "1-D bbox, +-inf and NaN pixels, Poisson",
+                      (azcase){.poni = poni_tilted, .frame_dtype = AG_F32, .nonfinite = true, .inf_pixel = 5,
+                               .opt = {.npt_rad = 30, .unit = AG_RADIAL_Q_NM, .error_model = AG_ERROR_POISSON}},
+                      1);
+  check_against_pyfai(dev, "1-D no split, +-inf and NaN pixels, dummies",
+                      (azcase){.poni = poni_tilted, .frame_dtype = AG_F32, .nonfinite = true, .inf_pixel = 5,
+                               .frame_dummies = true,
+                               .opt = {.npt_rad = 30, .unit = AG_RADIAL_Q_NM, .split = AG_SPLIT_NO,
+                                       .has_dummy = true, .dummy = 0}},
+                      2);
+  azcase full = {.poni = poni_plain, .frame_dtype = AG_F32, .nonfinite = true,
+                 .opt = {.npt_rad = 12, .npt_azim = 18, .unit = AG_RADIAL_2TH_DEG, .split = AG_SPLIT_FULL,
+                         .error_model = AG_ERROR_POISSON}};
+  full.inf_pixel = pixel_with_a_zero_share(&full);
+  check_against_pyfai(dev, "2-D full, +-inf and NaN pixels, +inf with a share of 0, Poisson", full, 2);
 }
 END_TEST
 
@@ -752,10 +921,70 @@ START_TEST(bad_input_is_refused_naming_the_argument) {
   bad.unit = AG_RADIAL_Q_NM;
   CHECK_FAILS(ag_integrator_create(dev, &nowave, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
               "wavelength");
+  CHECK_MESSAGE_HAS("opt->unit q_nm^-1 needs a wavelength, and ag_poni.wavelength is 0");
   ag_poni noshape = p;
   noshape.rows = noshape.cols = 0;
   CHECK_FAILS(ag_integrator_create(dev, &noshape, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
               "opt->rows");
+  ag_poni nan_rot = p;
+  nan_rot.rot2 = NAN;
+  CHECK_FAILS(ag_integrator_create(dev, &nan_rot, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "ag_poni.rot2 is nan");
+  ck_assert_msg(strstr(ag_last_error(), "ag_geometry") == NULL, "the message names a function not called: %s",
+                ag_last_error());
+
+  /* Frames of another shape than the detector's, which pyFAI refuses too; a detector of no
+     shape takes any. */
+  bad = opt;
+  bad.rows = 64, bad.cols = 64;
+  CHECK_FAILS(ag_integrator_create(dev, &p, &bad, &integ), AG_ERR_MISMATCH, "ag_integrator_create",
+              "opt->rows x opt->cols are 64 x 64, but the detector (ag_poni.rows x ag_poni.cols) is 64 x 48");
+  ck_assert_ptr_null(integ);
+  CHECK_OK(ag_integrator_create(dev, &noshape, &bad, &integ));
+  ag_integrator_destroy(integ);
+  bad.rows = 64, bad.cols = 48;
+  CHECK_OK(ag_integrator_create(dev, &p, &bad, &integ));
+  const ag_csr *shares;
+  CHECK_OK(ag_integrator_csr(integ, &shares));
+  double radial[10];
+  CHECK_OK(ag_integrator_radial(integ, radial));
+  ag_integrator *other = NULL;
+  ag_poni wide = p;
+  wide.cols = 64;
+  CHECK_FAILS(ag_integrator_create_from_csr(dev, &wide, &bad, shares, radial, NULL, &other), AG_ERR_MISMATCH,
+              "ag_integrator_create_from_csr", "is 64 x 64");
+  ag_integrator_destroy(integ);
+
+  /* A geometry that puts pixels beyond a double: pixels of 1e300 m in r, where pyFAI's bins
+     are NaN; pixels of 1e37 m, whose float32 centres overflow, which pyFAI leaves out. */
+  char huge_path[700];
+  test_write_text("azint", "huge.poni", poni_huge, huge_path, sizeof huge_path);
+  ag_poni huge;
+  CHECK_OK(ag_poni_read(huge_path, &huge));
+  bad = opt;
+  bad.unit = AG_RADIAL_R_MM;
+  CHECK_FAILS(ag_integrator_create(dev, &huge, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "pixel (0, 0) has a radial position (r_m) of inf");
+  CHECK_MESSAGE_HAS("ag_poni.pixel1 1e+300 m");
+  bad.split = AG_SPLIT_FULL;
+  CHECK_FAILS(ag_integrator_create(dev, &huge, &bad, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "has a corner (radial position in r_m, chi) of");
+  huge.pixel1 = huge.pixel2 = 1e37;
+  CHECK_FAILS(ag_integrator_create(dev, &huge, &opt, &integ), AG_ERR_INVALID_ARGUMENT, "ag_integrator_create",
+              "radial position (2th_rad) of nan");
+  /* ... unless those pixels are masked */
+  uint8_t mask[NPIX];
+  double tth[NPIX];
+  CHECK_OK(ag_geometry_radial(&huge, ROWS, COLS, AG_RADIAL_2TH_RAD, AG_PIXEL_CENTER, tth));
+  size_t kept = 0;
+  for (int k = 0; k < NPIX; k++)
+    mask[k] = !isfinite(tth[k]), kept += !mask[k];
+  ck_assert(kept > 0 && kept < NPIX);
+  bad = opt;
+  bad.mask = mask;
+  bad.split = AG_SPLIT_NO;
+  CHECK_OK(ag_integrator_create(dev, &huge, &bad, &integ));
+  ag_integrator_destroy(integ);
 
   CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
   ag_integrate_result res = {0};
@@ -778,6 +1007,79 @@ START_TEST(bad_input_is_refused_naming_the_argument) {
   ag_integrator_destroy(integ);
   ag_integrator_destroy(NULL);
   ag_integrate_result_free(NULL);
+}
+END_TEST
+
+/* A new f32 frame of @p rows x @p cols pixels of @p value on @p dev. */
+static ag_array *filled_frame(ag_device *dev, size_t rows, size_t cols, double value) {
+  size_t shape[2] = {rows, cols};
+  ag_array *frame;
+  CHECK_OK(ag_array_create(dev, AG_F32, 2, shape, &frame));
+  CHECK_OK(ag_fill(NULL, frame, value));
+  return frame;
+}
+
+/* An integrator whose estimated memory exceeds what the host or the device has is refused
+   before anything of its size is allocated: at once, naming the bins and the estimate. The
+   process's address space is limited to what it maps plus 1 GB (not under AddressSanitizer,
+   whose shadow memory needs more), so that an allocation made anyway fails rather than
+   filling the machine; a size that fits still integrates. */
+START_TEST(an_integrator_beyond_memory_is_refused_before_it_is_built) {
+  ag_device *dev;
+  CHECK_OK(ag_device_select("host", &dev));
+  char poni_path[700];
+  ag_poni p = load_poni(poni_plain, poni_path, sizeof poni_path);
+  if (!UNDER_ASAN) {
+    long page = sysconf(_SC_PAGESIZE);
+    unsigned long mapped = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    ck_assert_msg(f != NULL && fscanf(f, "%lu", &mapped) == 1, "/proc/self/statm: %s", strerror(errno));
+    fclose(f);
+    struct rlimit rl = {.rlim_cur = mapped * (rlim_t)page + ((rlim_t)1 << 30), .rlim_max = RLIM_INFINITY};
+    rl.rlim_max = rl.rlim_cur;
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
+  }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  ag_integrator *integ = NULL;
+  /* 2^30 bins: 8 GB of bin centres alone, more than the process may take */
+  ag_integrate_options opt = {.npt_rad = (size_t)1 << 30, .unit = AG_RADIAL_2TH_DEG};
+  CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_OUT_OF_MEMORY, "ag_integrator_create",
+              "opt->npt_rad (1073741824 bins) over 3072 pixels need an estimated");
+  ck_assert_ptr_null(integ);
+  opt = (ag_integrate_options){.npt_rad = 32768, .npt_azim = 32768, .split = AG_SPLIT_FULL};
+  CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_OUT_OF_MEMORY, "ag_integrator_create",
+              "opt->npt_rad x opt->npt_azim (32768 x 32768 bins)");
+  /* few bins, each pixel over thousands of them: the matrix's 3e8 entries are too many */
+  opt = (ag_integrate_options){.npt_rad = 5000000, .unit = AG_RADIAL_2TH_DEG};
+  if (!UNDER_ASAN) {
+    CHECK_FAILS(ag_integrator_create(dev, &p, &opt, &integ), AG_ERR_OUT_OF_MEMORY, "ag_integrator_create",
+                "opt->npt_rad (5000000 bins)");
+    CHECK_MESSAGE_HAS("a matrix of");
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  printf("%s: refused in %.3f s: %s\n", test_label(), seconds, ag_last_error());
+  ck_assert_msg(seconds < 10, "the refusals took %.1f s", seconds);
+
+  /* 200 000 bins fit: a frame of 3 gives 3 in every bin it reaches, and each pixel's shares
+     sum to 1 (to the float32 rounding of some thousands of shares). */
+  opt = (ag_integrate_options){.npt_rad = 200000, .unit = AG_RADIAL_2TH_DEG, .no_solid_angle = true};
+  CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
+  ag_array *frame = filled_frame(dev, ROWS, COLS, 3.0);
+  ag_integrate_result r;
+  CHECK_OK(ag_integrate(NULL, integ, frame, &r));
+  double *v = fetch(r.intensity), *count = fetch(r.count), total = 0;
+  for (size_t k = 0; k < opt.npt_rad; k++) {
+    total += count[k];
+    if (count[k] > 0)
+      ck_assert_msg(fabs(v[k] - 3) <= 3e-5, "bin %zu: %.9g", k, v[k]);
+  }
+  ck_assert_msg(fabs(total - NPIX) <= 1e-3 * NPIX, "the counts sum to %.9g of %d pixels", total, NPIX);
+  free(v), free(count);
+  ag_integrate_result_free(&r);
+  ag_array_free(frame);
+  ag_integrator_destroy(integ);
 }
 END_TEST
 
@@ -815,10 +1117,7 @@ START_TEST(a_bin_beyond_the_loop_limit_is_refused_or_integrated) {
   ag_integrate_options opt = {.npt_rad = 1, .unit = AG_RADIAL_R_MM, .no_solid_angle = true};
   ag_integrator *integ;
   CHECK_OK(ag_integrator_create(dev, &p, &opt, &integ));
-  size_t shape[2] = {SIDE, SIDE};
-  ag_array *frame;
-  CHECK_OK(ag_array_create(dev, AG_F32, 2, shape, &frame));
-  CHECK_OK(ag_fill(NULL, frame, 7.0));
+  ag_array *frame = filled_frame(dev, SIDE, SIDE, 7.0);
   ag_integrate_result r;
   if (info.max_loop_iterations != 0 && info.max_loop_iterations < SIDE * SIDE) {
     CHECK_FAILS(ag_integrate(NULL, integ, frame, &r), AG_ERR_UNSUPPORTED, "ag_integrate", "loop-limit");
@@ -849,13 +1148,18 @@ void suite_build(Suite *s, const char *backend) {
       add_core_test(s, "the 2-D matrix is pyFAI's, bbox and no split", the_2d_matrix_is_pyfais_bbox_and_no_split);
       add_core_test(s, "the 1-D matrix is pyFAI's, full splitting", the_1d_matrix_is_pyfais_full_split);
       add_core_test(s, "the 2-D matrix is pyFAI's, full splitting", the_2d_matrix_is_pyfais_full_split);
+      add_core_test(s, "the matrix of pixels of 1e300 m is pyFAI's", the_matrix_of_pixels_of_1e300_m_is_pyfais);
     }
     add_core_test(own, "bad input is refused naming the argument", bad_input_is_refused_naming_the_argument);
+    add_core_test(own, "an integrator beyond memory is refused before it is built",
+                  an_integrator_beyond_memory_is_refused_before_it_is_built);
   } else {
     if (pyfai) {
       add_device_test(s, "1-D integrations match pyFAI", one_d_integrations_match_pyfai);
       add_device_test(s, "2-D integrations match pyFAI", two_d_integrations_match_pyfai);
       add_device_test(s, "full splitting integrations match pyFAI", full_split_integrations_match_pyfai);
+      add_device_test(s, "non-finite pixels are integrated as pyFAI integrates them",
+                      non_finite_pixels_are_integrated_as_pyfai_integrates_them);
     }
     add_device_test(own, "1-D integration matches a long double reference",
                     one_d_integration_matches_a_long_double_reference);
@@ -865,6 +1169,7 @@ void suite_build(Suite *s, const char *backend) {
     add_device_test(own, "an integrator from an exported matrix gives the same results",
                     an_integrator_from_an_exported_matrix_gives_the_same_results);
     add_device_test(own, "a batch gives each frame its own results", a_batch_gives_each_frame_its_own_results);
+    add_device_test(own, "scan axes are kept in the results", scan_axes_are_kept_in_the_results);
   }
   if (pyfai)
     return;

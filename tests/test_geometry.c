@@ -414,6 +414,130 @@ START_TEST(bad_poni_input_is_refused_naming_the_key) {
 }
 END_TEST
 
+/* ---- numbers as pyFAI reads them --------------------------------------------------------- */
+
+/* What a value's text gives: a number, a refusal as not a number, or a refusal as not finite
+   (which pyFAI takes, and then integrates into bins of 0 or NaN). */
+typedef enum number_outcome { READ, NOT_A_NUMBER, NOT_FINITE } number_outcome;
+
+/* Values of Poni1 (which may be 0) and what each gives. pyFAI 0.21.3 reads every value with
+   Python's float(); the pyFAI tcase below checks this table against it value by value, except
+   the last, the one difference: float() takes other scripts' digits (U+0661 ARABIC-INDIC DIGIT
+   ONE is 1.0), which this reader refuses. */
+static const struct {
+  const char *text;
+  number_outcome outcome;
+  double value;
+  bool pyfai_differs;
+} poni_numbers[] = {
+    {"0.0125", READ, 0.0125, false},   {"+1", READ, 1, false},          {"-.5", READ, -0.5, false},
+    {"5.", READ, 5, false},            {"1e-1", READ, 0.1, false},      {"1E-1", READ, 0.1, false},
+    {"1.5e+2", READ, 150, false},      {"1_0", READ, 10, false},        {"1_0.5_5e1_0", READ, 1.055e11, false},
+    {"1e-400", READ, 0, false},        {"4.9e-324", READ, 4.9e-324, false},
+    {"0x10", NOT_A_NUMBER, 0, false},  {"0b1", NOT_A_NUMBER, 0, false}, {"1d0", NOT_A_NUMBER, 0, false},
+    {"1.0f", NOT_A_NUMBER, 0, false},  {"1e", NOT_A_NUMBER, 0, false},  {"1__0", NOT_A_NUMBER, 0, false},
+    {"_10", NOT_A_NUMBER, 0, false},   {"1_", NOT_A_NUMBER, 0, false},  {"1_.5", NOT_A_NUMBER, 0, false},
+    {"1._5", NOT_A_NUMBER, 0, false},  {".", NOT_A_NUMBER, 0, false},   {"0.0.1", NOT_A_NUMBER, 0, false},
+    {"1 m", NOT_A_NUMBER, 0, false},   {"infinit", NOT_A_NUMBER, 0, false},
+    {"inf", NOT_FINITE, 0, false},     {"-Infinity", NOT_FINITE, 0, false}, {"iNf", NOT_FINITE, 0, false},
+    {"nan", NOT_FINITE, 0, false},     {"-NaN", NOT_FINITE, 0, false},  {"1e400", NOT_FINITE, 0, false},
+    {"\xd9\xa1", NOT_A_NUMBER, 0, true},
+};
+
+static const char poni_number_head[] = "poni_version: 2\nDetector: Detector\n"
+                                       "Detector_config: {\"pixel1\": 1e-4, \"pixel2\": 1e-4}\nDistance: 0.1\n";
+
+START_TEST(poni_numbers_are_read_as_pythons_float_reads_them) {
+  for (size_t k = 0; k < sizeof poni_numbers / sizeof poni_numbers[0]; k++) {
+    char text[400];
+    snprintf(text, sizeof text, "%sPoni1: %s\n", poni_number_head, poni_numbers[k].text);
+    ag_poni p;
+    ag_status st = ag_poni_parse(text, &p);
+    switch (poni_numbers[k].outcome) {
+    case READ:
+      ck_assert_msg(st == AG_OK, "Poni1: %s: refused: %s", poni_numbers[k].text, ag_last_error());
+      ck_assert_msg(p.poni1 == poni_numbers[k].value, "Poni1: %s: read as %.17g, not %.17g", poni_numbers[k].text,
+                    p.poni1, poni_numbers[k].value);
+      break;
+    case NOT_A_NUMBER:
+      CHECK_FAILS(st, AG_ERR_INVALID_ARGUMENT, "line 5: Poni1", "is not a number");
+      break;
+    case NOT_FINITE:
+      CHECK_FAILS(st, AG_ERR_INVALID_ARGUMENT, "line 5: Poni1", "is not finite");
+      break;
+    }
+  }
+  /* Detector_config is JSON, read as Python's json reads it: no '+', no leading zero, no
+     trailing point; NaN and Infinity are JSON's own spellings, and not finite. */
+  static const struct {
+    const char *pixel1;
+    const char *says;
+  } config[] = {{"+1e-4", "is not a number"}, {"01e-4", "is not a number"}, {"1.e-4", "is not a number"},
+                {"0x1", "is not a number"}, {"NaN", "is not finite"}, {"-Infinity", "is not finite"}};
+  for (size_t k = 0; k < sizeof config / sizeof config[0]; k++) {
+    char text[400];
+    snprintf(text, sizeof text, "poni_version: 2\nDetector: Detector\nDetector_config: {\"pixel1\": %s, \"pixel2\": "
+             "1e-4}\nDistance: 0.1\n", config[k].pixel1);
+    ag_poni p;
+    CHECK_FAILS(ag_poni_parse(text, &p), AG_ERR_INVALID_ARGUMENT, "line 3: Detector_config", config[k].says);
+  }
+  ag_poni p;
+  CHECK_OK(ag_poni_parse("poni_version: 2\nDetector: Detector\nDetector_config: {\"pixel1\": 1.5E-4, \"pixel2\": "
+                         "2E-4}\nDistance: 1_0\n", &p));
+  ck_assert_double_eq(p.pixel1, 1.5e-4);
+  ck_assert_double_eq(p.pixel2, 2e-4);
+  ck_assert_double_eq(p.dist, 10);
+}
+END_TEST
+
+/* pyFAI 0.21.3 itself on each value of the table: a value read here is pyFAI's bit for bit, one
+   refused as not a number pyFAI refuses too (float()'s ValueError), and one refused as not
+   finite pyFAI takes as inf or nan. */
+START_TEST(pyfai_reads_poni_numbers_as_the_table_says) {
+  enum { N = sizeof poni_numbers / sizeof poni_numbers[0] };
+  static char paths[N][600];
+  char *args[N + 4] = {"python3", "-c",
+                       "import sys, logging\n"
+                       "logging.disable(logging.CRITICAL)\n"
+                       "import pyFAI\n"
+                       "for path in sys.argv[1:]:\n"
+                       "    try:\n"
+                       "        print(repr(pyFAI.load(path).poni1))\n"
+                       "    except ValueError:\n"
+                       "        print('refused')\n"};
+  for (size_t k = 0; k < N; k++) {
+    char name[32], text[400];
+    snprintf(name, sizeof name, "number%zu.poni", k);
+    snprintf(text, sizeof text, "%sPoni1: %s\n", poni_number_head, poni_numbers[k].text);
+    test_write_text("geometry", name, text, paths[k], sizeof paths[k]);
+    args[3 + k] = paths[k];
+  }
+  args[3 + N] = NULL;
+  char out[8192];
+  int rc = test_run_python(args, out, sizeof out);
+  ck_assert_msg(rc == 0, "pyFAI exited with %d:\n%s", rc, out);
+  char *line = out;
+  for (size_t k = 0; k < N; k++) {
+    char *end = strchr(line, '\n');
+    ck_assert_msg(end != NULL, "pyFAI printed %zu lines for %d values:\n%s", k, (int)N, out);
+    *end = '\0';
+    bool refused = strcmp(line, "refused") == 0;
+    double v = refused ? 0 : strtod(line, NULL);
+    number_outcome theirs = refused ? NOT_A_NUMBER : isfinite(v) ? READ : NOT_FINITE;
+    printf("Poni1: %-14s pyFAI: %-12s here: %s\n", poni_numbers[k].text, line,
+           poni_numbers[k].outcome == READ ? "read" : poni_numbers[k].outcome == NOT_FINITE ? "not finite"
+                                                                                          : "not a number");
+    if (poni_numbers[k].pyfai_differs)
+      ck_assert_msg(theirs != poni_numbers[k].outcome, "Poni1: %s: pyFAI now agrees (%s); update the table",
+                    poni_numbers[k].text, line);
+    else
+      ck_assert_msg(theirs == poni_numbers[k].outcome && (theirs != READ || v == poni_numbers[k].value),
+                    "Poni1: %s: pyFAI gives %s", poni_numbers[k].text, line);
+    line = end + 1;
+  }
+}
+END_TEST
+
 /* ---- refused geometry calls ------------------------------------------------------------------ */
 
 START_TEST(bad_geometry_calls_are_refused_and_leave_the_output) {
@@ -432,10 +556,14 @@ START_TEST(bad_geometry_calls_are_refused_and_leave_the_output) {
   ag_poni no_wavelength = p;
   no_wavelength.wavelength = 0;
   CHECK_FAILS(ag_geometry_radial(&no_wavelength, 2, 3, AG_RADIAL_Q_A, AG_PIXEL_DELTA, out), AG_ERR_INVALID_ARGUMENT,
-              "ag_geometry_radial", "wavelength");
+              "ag_geometry_radial", "ag_poni.wavelength");
   CHECK_FAILS(ag_geometry_corners(&no_wavelength, 2, 3, AG_RADIAL_Q_NM, out), AG_ERR_INVALID_ARGUMENT,
-              "ag_geometry_corners", "wavelength");
-  const char *fields[] = {"dist", "pixel1", "pixel2", "rot1"};
+              "ag_geometry_corners", "ag_poni.wavelength");
+  /* Fields are named as a C caller sets them, ag_poni's. */
+  no_wavelength.wavelength = -1e-10;
+  CHECK_FAILS(ag_geometry_chi(&no_wavelength, 2, 3, AG_PIXEL_CENTER, out), AG_ERR_INVALID_ARGUMENT,
+              "ag_geometry_chi", "ag_poni.wavelength is -1e-10");
+  const char *fields[] = {"ag_poni.dist", "ag_poni.pixel1", "ag_poni.pixel2", "ag_poni.rot1"};
   for (int k = 0; k < 4; k++) {
     ag_poni q = p;
     double *v = k == 0 ? &q.dist : k == 1 ? &q.pixel1 : k == 2 ? &q.pixel2 : &q.rot1;
@@ -592,22 +720,28 @@ static void compare(const char *label, const char *dir, const char *name, const 
   npy_dtype want = how == FLOAT ? NPY_F4 : NPY_F8;
   ck_assert_msg(a.dtype == want && a.count == n, "%s: pyFAI's %s is %s of %zu values, expected %s of %zu", label,
                 name, npy_dtype_descr(a.dtype), a.count, npy_dtype_descr(want), n);
+  /* An absurd geometry gives inf and NaN: those must be pyFAI's exactly (NaN for NaN). */
   double largest = 0, max_abs = 0, max_rel = 0;
   for (size_t k = 0; k < n; k++)
-    largest = fmax(largest, fabs(npy_get(&a, k)));
+    if (isfinite(npy_get(&a, k)))
+      largest = fmax(largest, fabs(npy_get(&a, k)));
   size_t identical = 0, worst = 0;
   double worst_excess = -1;
   for (size_t k = 0; k < n; k++) {
-    double theirs = npy_get(&a, k), d = fabs(ours[k] - theirs);
-    identical += ours[k] == theirs;
-    max_abs = fmax(max_abs, d);
-    if (theirs != 0)
+    double theirs = npy_get(&a, k);
+    bool same = ours[k] == theirs || (isnan(ours[k]) && isnan(theirs));
+    double d = same ? 0 : fabs(ours[k] - theirs);
+    identical += same;
+    if (isfinite(d))
+      max_abs = fmax(max_abs, d);
+    if (theirs != 0 && isfinite(d))
       max_rel = fmax(max_rel, d / fabs(theirs));
     double tol = how == FLOAT         ? 0x1p-23 * fabs(theirs)
                  : how == FROM_FLOATS ? 0x1p-23 * magnitude + 1e-12 * fabs(theirs)
                                       : 1e-12 * fabs(theirs) + 1e-15 * largest;
-    if (d - tol > worst_excess) {
-      worst_excess = d - tol;
+    double excess = isfinite(d) ? d - tol : INFINITY;
+    if (excess > worst_excess) {
+      worst_excess = excess;
       worst = k;
     }
   }
@@ -681,6 +815,29 @@ static void check_against_pyfai(const char *label, const char *poni_text, size_t
   free(centre);
 }
 
+/* Pixels of 1e300 m, beyond float32: numpy computes their centres in float64 where the rest
+   stay float32, and r overflows to inf (and its spreads to NaN) in pyFAI as here. */
+START_TEST(pyfai_agrees_for_pixels_of_1e300_m) {
+  check_against_pyfai("pixels of 1e300 m",
+                      "poni_version: 2\nDetector: Detector\n"
+                      "Detector_config: {\"pixel1\": 1e300, \"pixel2\": 1e300, \"max_shape\": [12, 10]}\n"
+                      "Distance: 0.1\nPoni1: 0.002\nPoni2: 0.003\nRot1: 0.1\nRot2: 0.05\nRot3: 0.2\n"
+                      "Wavelength: 1e-10\n",
+                      0, 0);
+}
+END_TEST
+
+/* A PONI of 1e300 m with pixels of 100 µm: numpy subtracts it in float64. */
+START_TEST(pyfai_agrees_for_a_poni_of_1e300_m) {
+  check_against_pyfai("a PONI of 1e300 m",
+                      "poni_version: 2\nDetector: Detector\n"
+                      "Detector_config: {\"pixel1\": 1e-4, \"pixel2\": 1e-4, \"max_shape\": [12, 10]}\n"
+                      "Distance: 0.1\nPoni1: 1e300\nPoni2: 0.003\nRot1: 0.1\nRot2: 0.05\nRot3: 0.2\n"
+                      "Wavelength: 1e-10\n",
+                      0, 0);
+}
+END_TEST
+
 START_TEST(pyfai_agrees_without_rotation) {
   check_against_pyfai("no rotation",
                       "poni_version: 2\nDetector: Detector\n"
@@ -731,6 +888,8 @@ void suite_build(Suite *s, const char *backend) {
   add_core_test(own, "named detectors take their pixels from the table",
                 named_detectors_take_their_pixels_from_the_table);
   add_core_test(own, "bad PONI input is refused naming the key", bad_poni_input_is_refused_naming_the_key);
+  add_core_test(own, "PONI numbers are read as Python's float() reads them",
+                poni_numbers_are_read_as_pythons_float_reads_them);
   add_core_test(own, "bad geometry calls are refused and leave the output",
                 bad_geometry_calls_are_refused_and_leave_the_output);
   add_core_test(own, "radial units are named as pyFAI names them", radial_units_are_named_as_pyfai_names_them);
@@ -741,6 +900,9 @@ void suite_build(Suite *s, const char *backend) {
     add_core_test(s, "the arrays agree with pyFAI 0.21.3 with three rotations and the PONI off the detector",
                   pyfai_agrees_with_three_rotations);
     add_core_test(s, "the arrays agree with pyFAI 0.21.3 for a tilted Eiger 1M", pyfai_agrees_for_a_tilted_eiger);
+    add_core_test(s, "pyFAI 0.21.3 reads PONI numbers as the table says", pyfai_reads_poni_numbers_as_the_table_says);
+    add_core_test(s, "the arrays agree with pyFAI 0.21.3 for pixels of 1e300 m", pyfai_agrees_for_pixels_of_1e300_m);
+    add_core_test(s, "the arrays agree with pyFAI 0.21.3 for a PONI of 1e300 m", pyfai_agrees_for_a_poni_of_1e300_m);
     return;
   }
   test_run_without(own, "pyFAI", why);

@@ -10,17 +10,6 @@
 
 #include "reference.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
 enum { KIB = 1 << 10, MIB = 1 << 20 };
 
 static ag_pool_stats stats_of(ag_device *dev) {

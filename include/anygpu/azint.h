@@ -83,8 +83,10 @@ typedef struct ag_integrate_options {
 typedef struct ag_integrator ag_integrator;
 
 /** What one ag_integrate() call gives: arrays of the engine's dtype on the integrator's device,
-    each [B, npt_rad] in 1-D or [B, npt_azim, npt_rad] in 2-D (B the frames' batch, 1 for a
-    single [rows, cols] frame, which gives [npt_rad] or [npt_azim, npt_rad]). pyFAI's
+    each the frames' scan axes followed by [npt_rad] in 1-D or [npt_azim, npt_rad] in 2-D: a
+    single [rows, cols] frame gives [npt_rad] or [npt_azim, npt_rad], a stack [B, rows, cols]
+    [B, npt_rad] or [B, npt_azim, npt_rad], a 4-D scan [S1, S2, rows, cols] (pyxem's 4D-STEM
+    data) [S1, S2, npt_rad] or [S1, S2, npt_azim, npt_rad]. pyFAI's
     Integrate1dResult and Integrate2dResult fields: intensity = sum_signal / sum_normalization
     and sigma = sqrt(sum_variance) / sum_normalization where count > 0, else the empty value;
     sum_signal = Σ w (raw - dark), sum_variance = Σ w² var, sum_normalization = Σ w norm,
@@ -95,14 +97,27 @@ typedef struct ag_integrate_result {
 
 /** A new integrator on @p dev for @p poni and @p opt: the caller's, released with
     ag_integrator_destroy(). Builds the sparse matrix of pixel shares on the host and copies it,
-    and the corrections, to the device.
+    and the corrections, to the device. Before any of it is allocated, the memory it needs is
+    estimated from its bins, its pixels and the number of shares its matrix will hold (the
+    host's while it is built; the device's after: the matrix, a copy of it on CPU devices, the
+    per-pixel corrections, per-bin workspaces and one frame's six results), and an integrator
+    that would not fit is refused (docs/diffraction.md, "Memory").
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument, npt_rad of 0, a unit, split or error
             model outside its enum, a range whose low end is not below its high end or is not
             finite, no shape (neither opt->rows and cols nor the PONI's), AG_ERROR_VARIANCE
-            without a variance array, a dtype other than f32 and f64, or what
-            ag_geometry_radial() refuses in the geometry; AG_ERR_UNSUPPORTED for f64 on a
-            device without double precision; AG_ERR_OUT_OF_RANGE when the detector has more
-            than 2^31 pixels; AG_ERR_OUT_OF_MEMORY. Messages name the function and the field. */
+            without a variance array, a dtype other than f32 and f64, a q unit without a
+            wavelength, a geometry field that is not finite, a dist or pixel size of 0 or below,
+            or a geometry that puts an unmasked pixel's position beyond a double (pixels of
+            1e300 m in r); AG_ERR_MISMATCH for opt->rows and cols other than the detector's
+            shape (poni->rows and cols, when not 0), which pyFAI refuses too;
+            AG_ERR_UNSUPPORTED for f64 on a device without double precision;
+            AG_ERR_OUT_OF_RANGE when the detector has more than 2^31 pixels or there are more
+            than 2^31 bins; AG_ERR_OUT_OF_MEMORY for an integrator whose estimate exceeds the
+            host memory the process may take (physical, or less under ulimit -v; with the
+            device's on a CPU device), the device's global_memory or its max_allocation (the
+            message names opt->npt_rad and opt->npt_azim, the estimate and the limit), or when an
+            allocation fails. Messages name the function and the field (ag_poni's as
+            ag_poni.field). */
 AG_API ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
                                       ag_integrator **out);
 
@@ -115,9 +130,10 @@ AG_API ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const
     ag_integrator_azimuthal will report. The options' corrections, dummies, error model and
     dtype apply as in ag_integrator_create(); their split, ranges and mask are the matrix's
     business and are not used.
-    @return as ag_integrator_create(), and AG_ERR_MISMATCH when @p shares is on another device
-            or is not npt_rad x max(npt_azim, 1) rows by rows x cols columns (the message gives
-            both shapes). */
+    @return as ag_integrator_create() (its estimate of the memory taken with @p shares'
+            entries), and AG_ERR_MISMATCH when @p shares is on another device or is not
+            npt_rad x max(npt_azim, 1) rows by rows x cols columns (the message gives both
+            shapes). */
 AG_API ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, const ag_integrate_options *opt,
                                                const ag_csr *shares, const double *radial_centres,
                                                const double *azimuthal_centres, ag_integrator **out);
@@ -125,13 +141,15 @@ AG_API ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *po
 /** Releases an integrator; NULL is a no-op. As ag_csr_destroy(), without waiting. */
 AG_API void ag_integrator_destroy(ag_integrator *integ);
 
-/** Integrates @p frames, [rows, cols] or [B, rows, cols] of any real dtype on the integrator's
-    device, into @p result's new arrays (the caller's: ag_integrate_result_free()). Runs on
-    queue @p q (NULL: the default queue) and returns without waiting.
+/** Integrates @p frames of any real dtype on the integrator's device, [rows, cols] or frames
+    after any scan axes ([B, rows, cols], [S1, S2, rows, cols]: up to AG_MAX_DIMS dimensions in
+    all), each frame alone, into @p result's new arrays, which keep the scan axes
+    (ag_integrate_result; the caller's: ag_integrate_result_free()). Runs on queue @p q (NULL:
+    the default queue) and returns without waiting.
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument; AG_ERR_MISMATCH for frames of another
-            shape or device (the message gives the shape expected); AG_ERR_UNSUPPORTED for a
-            complex dtype, or f64 frames on a device without double precision; what the
-            kernels' launches return. *result is left zeroed on failure. */
+            shape or device, or of one dimension (the message gives the shape expected);
+            AG_ERR_UNSUPPORTED for a complex dtype, or f64 frames on a device without double
+            precision; what the kernels' launches return. *result is left zeroed on failure. */
 AG_API ag_status ag_integrate(ag_queue *q, ag_integrator *integ, const ag_array *frames, ag_integrate_result *result);
 
 /** Frees a result's arrays and zeroes it; NULL is a no-op. */

@@ -49,7 +49,11 @@ typedef struct ag_poni {
     CRLF line ends are taken. Absent Poni1, Poni2 and rotations are 0, as pyFAI's defaults.
     A detector named without pixel sizes takes them, and its shape, from a built-in table of
     pyFAI's Pilatus, Eiger and Eiger2 detectors (docs/diffraction.md lists them); another name
-    needs its pixel sizes in the file. @p out is filled only on success.
+    needs its pixel sizes in the file. Numbers are read as pyFAI reads them, with Python's
+    float(): decimal digits (single underscores between digits allowed), an optional point
+    and exponent; hexadecimal ("0x10") and other spellings are not numbers, and inf, nan and
+    values beyond a double (which pyFAI takes) are refused as not finite. Detector_config's
+    numbers are JSON's. @p out is filled only on success.
     @return AG_ERR_INVALID_ARGUMENT for a NULL argument, a missing Distance, a number that
             does not parse or is not finite, a Distance or pixel size of 0 or below, a missing
             pixel size, a Detector_config that is not a JSON object, a poni_version that is
@@ -97,19 +101,23 @@ typedef enum ag_pixel_part {
    rows and cols; 0 of either gives nothing to do and succeeds) from @p poni's distance, PONI,
    rotations, pixel sizes and wavelength. Each returns AG_ERR_INVALID_ARGUMENT for a NULL
    argument, an enum value outside its enum, or a geometry field that is not finite, a dist
-   or pixel size of 0 or below; AG_ERR_OUT_OF_RANGE when the output's size overflows;
+   or pixel size of 0 or below (messages name the field as ag_poni.field); AG_ERR_OUT_OF_RANGE
+   when the output's size overflows;
    AG_ERR_OUT_OF_MEMORY where two rows of corners cannot be allocated
    (ag_geometry_corners and the DELTA parts).
 
    pyFAI computes pixel centres in float32 (pixel size times index plus a half, minus the
    PONI, all rounded to float), then everything after in double: these functions do the same,
    so a centre's value can differ from the exact double one by ~1e-7 relative, as pyFAI's
-   does. */
+   does. A pixel size or PONI beyond float32 (outside (-3.4e38, 3.4e38)) makes numpy compute
+   in float64, and these functions too. Positions that overflow a double come out inf or NaN,
+   as pyFAI's do. */
 
 /** Radial position of each pixel, rows x cols: pyFAI's array_from_unit(shape, "center" or
     "delta", unit, scale=True) — twoThetaArray, qArray or rArray times the unit's scale, and
     delta2Theta, deltaQ or deltaR times it.
-    @return as above, and AG_ERR_INVALID_ARGUMENT for a q unit when poni->wavelength is 0. */
+    @return as above, and AG_ERR_INVALID_ARGUMENT for a q unit when poni->wavelength is 0. The
+            message names the field as ag_poni.wavelength. */
 AG_API ag_status ag_geometry_radial(const ag_poni *poni, size_t rows, size_t cols, ag_radial_unit unit,
                                     ag_pixel_part part, double *out);
 

@@ -9,8 +9,11 @@ docs/diffraction.md), with pyFAI's names:
 The integrator of pyFAI's method ("bbox", "no" or "full", "csr", "cython") is built
 once per frame shape, bin count and options and kept (pyFAI keeps its engines the same way),
 so integrating frame after frame costs one kernel each. Frames are numpy arrays or anygpu
-Arrays, one [rows, cols] or a stack [B, rows, cols] (the result's arrays then have a leading
-B axis). Results are numpy arrays when the frames were numpy, anygpu Arrays on the
+Arrays, one [rows, cols] or frames after any scan axes: a stack [B, rows, cols], a 4D-STEM
+scan [S1, S2, rows, cols] as pyxem holds it. Each frame is integrated alone and the result's
+arrays keep the scan axes ([S1, S2, npt] in 1-D, [S1, S2, npt_azim, npt] in 2-D). An anygpu
+Array has at most 4 dimensions, so Array frames have at most two scan axes; numpy frames may
+have any number. Results are numpy arrays when the frames were numpy, anygpu Arrays on the
 integrator's device when the frames were an Array; the bin centres (radial, azimuthal) are
 always numpy float64.
 """
@@ -19,12 +22,14 @@ import collections
 import ctypes
 import hashlib
 import json
+import math
 import os
+import re
 
 import numpy
 
 from ._core import Array
-from ._lib import AG_DTYPE, AnygpuError, fn
+from ._lib import AG_DTYPE, AnygpuError, error, fn
 from ._sci import (REAL_DTYPES, Owned, c_ptr, device_array, float_dtype, give_back, host_array, invalid, number,
                    refuse, resolve_device)
 
@@ -130,8 +135,8 @@ class Integrate1dResult:
 
 
 class Integrate2dResult(Integrate1dResult):
-    """pyFAI's Integrate2dResult: ``intensity`` [npt_azim, npt_rad] (a stack: [B, npt_azim,
-    npt_rad]), ``radial``, ``azimuthal`` (degrees), ``sigma``, and the sums as in 1-D. Unpacks
+    """pyFAI's Integrate2dResult: ``intensity`` [npt_azim, npt_rad] (frames after scan axes:
+    [..., npt_azim, npt_rad]), ``radial``, ``azimuthal`` (degrees), ``sigma``, and the sums as in 1-D. Unpacks
     as pyFAI's does: ``intensity, radial, azimuthal`` (and ``sigma`` when there is one)."""
 
     def __init__(self, engine, arrays, unit, as_array):
@@ -144,6 +149,28 @@ class Integrate2dResult(Integrate1dResult):
 
 def _format(value):
     return repr(float(value))
+
+
+# The library's names for what a Python caller passed, in ag_integrator_create's messages.
+_PYTHON_NAMES = [
+    (r"opt->npt_rad x opt->npt_azim", "npt x npt_azim"), (r"opt->npt_rad", "npt"), (r"opt->npt_azim", "npt_azim"),
+    (r"opt->radial_min|opt->radial_max", "radial_range"), (r"opt->azimuth_min|opt->azimuth_max", "azimuth_range"),
+    (r"opt->rows x opt->cols", "data's frames"), (r"opt->unit", "unit"), (r"opt->dtype", "dtype"),
+    (r"opt->polarization_factor", "polarization_factor"), (r"opt->normalization_factor", "normalization_factor"),
+    (r"opt->dummy", "dummy"), (r"opt->delta_dummy", "delta_dummy"),
+    (r"ag_poni\.rows x ag_poni\.cols", "shape"), (r"ag_poni\.(\w+)", r"\1"),
+    (r"ag_device_info\.(\w+)", r"device.info['\1']"),
+]
+
+
+def _in_python_terms(e, who):
+    """The AnygpuError @e of ag_integrator_create, worded for a Python caller: @who in place of the
+    C function, the arguments' Python names in place of the C fields (which the package's
+    general rewording would take for C functions)."""
+    message = re.sub(r"^ag_integrator_create(: ag_\w+)?", who, e.library_message)
+    for c_name, name in _PYTHON_NAMES:
+        message = re.sub(c_name, name, message)
+    return error(e.status, message)
 
 
 class AzimuthalIntegrator:
@@ -239,8 +266,9 @@ class AzimuthalIntegrator:
                     dummy=None, delta_dummy=None, dark=None, flat=None, correctSolidAngle=True,
                     polarization_factor=None, normalization_factor=1.0, error_model=None, variance=None,
                     method=("bbox", "csr", "cython"), dtype="float32"):
-        """pyFAI's integrate1d_ng: @data ([rows, cols] or [B, rows, cols], numpy or Array, any
-        real dtype) integrated into @npt radial bins of @unit ("q_nm^-1", pyFAI's default,
+        """pyFAI's integrate1d_ng: @data (a frame [rows, cols] of the detector's shape, or frames
+        after scan axes [..., rows, cols], each integrated alone; numpy or Array, any real
+        dtype) integrated into @npt radial bins of @unit ("q_nm^-1", pyFAI's default,
         needs the wavelength; "q_A^-1", "2th_deg", "2th_rad", "r_mm", "r_m"); the arguments
         after npt are keywords only (pyFAI's positional order has a filename). radial_range (in unit) and azimuth_range
         (degrees) limit the bins and pixels; mask (nonzero: left out), dark, flat, variance
@@ -250,7 +278,10 @@ class AzimuthalIntegrator:
         the area of their quadrilateral in each bin), or one of pyFAI's names for them ("bbox",
         "splitbbox", "csr", "bbox_csr", "no", "nosplit_csr", "full", "splitpixel",
         "full_csr"); the implementation is not used (each gives the same bins). dtype is the engine's, float32 or float64. Returns an
-        :class:`Integrate1dResult`."""
+        :class:`Integrate1dResult`, whose arrays are [npt] for a frame, [..., npt] after scan
+        axes. Raises MismatchError for frames of another shape than the detector's,
+        OutOfMemoryError for bins whose integrator would not fit the device or the host (the
+        estimate is made before anything is built)."""
         return self._run("anygpu.azint.AzimuthalIntegrator.integrate1d", data, npt, 0, unit, radial_range,
                          azimuth_range, mask, dummy, delta_dummy, dark, flat, correctSolidAngle,
                          polarization_factor, normalization_factor, error_model, variance, method, dtype)
@@ -263,7 +294,7 @@ class AzimuthalIntegrator:
                     method=("bbox", "csr", "cython"), dtype="float32"):
         """pyFAI's integrate2d_ng: as :meth:`integrate1d` into @npt_azim azimuthal by @npt_rad
         radial bins; returns an :class:`Integrate2dResult` whose arrays are [npt_azim,
-        npt_rad] ([B, npt_azim, npt_rad] for a stack)."""
+        npt_rad] ([..., npt_azim, npt_rad] after scan axes: a 4-D scan gives 4-D results)."""
         who = "anygpu.azint.AzimuthalIntegrator.integrate2d"
         npt_azim = number(npt_azim, who, "npt_azim", low=1, integer=True)
         return self._run(who, data, npt_rad, npt_azim, unit, radial_range, azimuth_range, mask, dummy,
@@ -276,7 +307,7 @@ class AzimuthalIntegrator:
              dark, flat, correct_solid_angle, polarization_factor, normalization_factor, error_model, variance,
              method, dtype):
         as_array = isinstance(data, Array)
-        frames = self._frames(data, who)
+        frames, scan = self._frames(data, who)
         rows, cols = frames.shape[-2:]
         opt = _Options()
         opt.npt_rad = number(npt_rad, who, "npt", low=1, integer=True)
@@ -288,6 +319,9 @@ class AzimuthalIntegrator:
             _unit_from_name(unit.encode(), ctypes.byref(code))
         except AnygpuError as e:
             raise invalid(who, "unit: %s" % e.message) from None
+        if unit.startswith("q_") and not self._poni.wavelength:
+            raise invalid(who, "unit %s needs the wavelength, which this integrator was made without (pass "
+                          "wavelength=, or a PONI file with a Wavelength line)" % unit)
         opt.unit = code.value
         opt.split = _SPLITS[self._split(method, who)]
         opt.rows, opt.cols = rows, cols
@@ -300,6 +334,11 @@ class AzimuthalIntegrator:
                 setattr(opt, has, True)
                 setattr(opt, lo, number(value[0], who, arg))
                 setattr(opt, hi, number(value[1], who, arg))
+                low, high = getattr(opt, lo), getattr(opt, hi)
+                if arg == "radial_range" and not low < high:
+                    raise invalid(who, "radial_range %r: its low end must be below its high end" % (tuple(value),))
+                if low == high:  # an azimuth range may cross 180 degrees, high below low, but not be empty
+                    raise invalid(who, "azimuth_range %r: its ends must differ" % (tuple(value),))
         keep = []  # host copies the options point at, alive until the integrator is built
 
         def pixels(arg, value, dt):
@@ -339,7 +378,10 @@ class AzimuthalIntegrator:
         engine = self._engines.get(key)
         if engine is None:
             ptr = ctypes.c_void_p()
-            _create(self.device._ptr, ctypes.byref(self._poni), ctypes.byref(opt), ctypes.byref(ptr))
+            try:
+                _create(self.device._ptr, ctypes.byref(self._poni), ctypes.byref(opt), ctypes.byref(ptr))
+            except AnygpuError as e:
+                raise _in_python_terms(e, who) from None
             engine = self._engines[key] = _Engine(ptr.value, opt.npt_rad, npt_azim)
             while len(self._engines) > _ENGINE_CACHE:
                 self._engines.popitem(last=False)
@@ -351,16 +393,36 @@ class AzimuthalIntegrator:
         if opt.error_model == 0:  # pyFAI gives no sigma and no variance without an error model
             arrays["sigma"] = arrays["sum_variance"] = None
         cls = Integrate2dResult if npt_azim else Integrate1dResult
-        return cls(engine, arrays, unit, as_array)
+        result = cls(engine, arrays, unit, as_array)
+        if scan is not None:  # numpy frames of more scan axes than an Array holds, integrated as a stack
+            bins = (npt_azim, opt.npt_rad) if npt_azim else (opt.npt_rad,)
+            for name, _ in _Result._fields_:
+                if getattr(result, name) is not None:
+                    setattr(result, name, getattr(result, name).reshape(scan + bins))
+        return result
 
     def _frames(self, data, who):
+        """@data as an Array on the device of [rows, cols] frames after at most two scan axes, and
+        the scan axes to give the results back (None when the Array keeps them itself)."""
         if not isinstance(data, Array):
             data = numpy.asarray(data)
             if data.dtype.name not in REAL_DTYPES:
                 if data.dtype.kind not in "biuf":
                     raise refuse("AG_ERR_UNSUPPORTED", who, "data of dtype %s: real numbers only" % data.dtype)
                 data = data.astype(numpy.float64 if self.device.fp64 else numpy.float32)
-        return device_array(data, self.device, who, "data", ndims=(2, 3))
+        shape = tuple(data.shape)
+        if len(shape) < 2:
+            raise invalid(who, "data has shape %r; it must be a frame [rows, cols], or frames after scan axes "
+                          "[..., rows, cols]" % (shape,))
+        if self.shape is not None and shape[-2:] != self.shape:
+            frames = " (frames of %r)" % (shape[-2:],) if len(shape) > 2 else ""
+            raise refuse("AG_ERR_MISMATCH", who, "data has shape %r%s, but the detector's shape is %r"
+                         % (shape, frames, self.shape))
+        scan = None
+        if len(shape) > 4:  # numpy only: more scan axes than an Array holds, integrated as one stack
+            scan = shape[:-2]
+            data = data.reshape((math.prod(scan),) + shape[-2:])
+        return device_array(data, self.device, who, "data"), scan
 
     @staticmethod
     def _split(method, who):

@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "../launch.h"
 #include "azint_plan.h"
+#include "geometry.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/azint.h"
 #undef AG_SHAPES_ONLY
@@ -93,17 +96,54 @@ static ag_status check_options(const char *fn, ag_device *dev, const ag_poni *po
   if (*dtype == AG_F64 && !dev->info.fp64)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: opt->dtype is f64, which needs double precision, which %s (%s) lacks",
                      fn, dev->info.spec, dev->info.name);
+  if ((st = ag__poni_check(fn, poni)) != AG_OK)
+    return st;
   *rows = opt->rows ? opt->rows : poni->rows;
   *cols = opt->cols ? opt->cols : poni->cols;
+  /* pyFAI refuses frames of another shape than its detector's (when it has one) */
+  if (poni->rows != 0 && poni->cols != 0 && (*rows != poni->rows || *cols != poni->cols))
+    return ag__error(AG_ERR_MISMATCH, "%s: opt->rows x opt->cols are %zu x %zu, but the detector (ag_poni.rows x "
+                     "ag_poni.cols) is %zu x %zu", fn, *rows, *cols, poni->rows, poni->cols);
   if (*rows == 0 || *cols == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: the frames' shape is unknown: opt->rows and opt->cols are %zu "
-                     "and %zu, and poni->rows and poni->cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
+                     "and %zu, and ag_poni.rows and ag_poni.cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
                      poni->cols);
   if (*rows > ((size_t)1 << 31) / *cols)
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: %zu x %zu pixels are more than 2^31", fn, *rows, *cols);
   if (opt->npt_rad > ((size_t)1 << 31) || opt->npt_azim > ((size_t)1 << 31) / opt->npt_rad)
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: opt->npt_rad x opt->npt_azim is more than 2^31 bins", fn);
   return AG_OK;
+}
+
+/* The host memory this process may still take: the physical memory, or less where an
+   address-space limit (ulimit -v) leaves less above what the process already maps. */
+static double host_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  double host = pages > 0 && page > 0 ? (double)pages * (double)page : INFINITY;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return host;
+  double mapped = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long size;
+  if (f != NULL && fscanf(f, "%lu", &size) == 1 && page > 0)
+    mapped = (double)size * (double)page;
+  if (f != NULL)
+    fclose(f);
+  return fmin(host, fmax(0.0, (double)rl.rlim_cur - mapped));
+}
+
+/* What an integrator of @p dtype on @p dev may take (ag__azint_fits); 0 in ag_device_info is
+   unknown, and no limit. */
+static ag__azint_memory memory_of(const ag_device *dev, ag_dtype dtype) {
+  const ag_device_info *info = &dev->info;
+  return (ag__azint_memory){.device = info->spec,
+                            .global = info->global_memory ? (double)info->global_memory : INFINITY,
+                            .largest = info->max_allocation ? (double)info->max_allocation : INFINITY,
+                            .host = host_memory(),
+                            .shared = info->type == AG_DEVICE_CPU,
+                            .walk = dev->traits.launch != AG__LAUNCH_GRID,
+                            .esize = ag_dtype_size(dtype)};
 }
 
 /* Host doubles as a new array of @p dtype on @p dev. */
@@ -202,8 +242,8 @@ static ag_status upload_matrix(const char *fn, ag_integrator *in, const ag__azin
 }
 
 /* CPU devices walk a copy of the matrix (integ->walk), made for them at creation:
-   - without the entries of pixels whose normalisation is 0 or not finite, which add nothing
-     to any bin, so that a frame's pass need not read the normalisation to find them;
+   - without the entries of pixels whose normalisation is 0 or NaN, which add nothing to any
+     bin, so that a frame's pass need not read the normalisation to find them;
    - in 2-D, with its rows in the order of their pixels on the detector: by each bin's mean
      pixel, in bands of WALK_BAND detector rows, along the band within one. Neighbouring rows
      then read the same cache lines of the frame, where the bins' own order (rings, each
@@ -265,7 +305,7 @@ static ag_status walk_plan(const char *fn, ag__azint_plan *plan, const uint32_t 
     uint32_t r = bin_of[w];
     for (uint64_t k = plan->indptr[r]; k < plan->indptr[r + 1]; k++) {
       uint32_t p = plan->indices[k];
-      if (isfinite(norm[p]) && norm[p] != 0)
+      if (!isnan(norm[p]) && norm[p] != 0) /* which the kernels leave out (azint_engine.h) */
         idx[at] = p, val[at++] = plan->data[k];
     }
     ptr[w + 1] = at;
@@ -368,8 +408,13 @@ ag_status ag_integrator_create(ag_device *dev, const ag_poni *poni, const ag_int
   ag_status st = check_options(fn, dev, poni, opt, out, &dtype, &rows, &cols);
   if (st != AG_OK)
     return st;
+  if ((unsigned)opt->unit < AG_RADIAL_UNIT_COUNT && (opt->unit == AG_RADIAL_Q_NM || opt->unit == AG_RADIAL_Q_A) &&
+      poni->wavelength == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->unit %s needs a wavelength, and ag_poni.wavelength is 0", fn,
+                     ag_radial_unit_name(opt->unit));
+  ag__azint_memory mem = memory_of(dev, dtype);
   ag__azint_plan plan;
-  if ((st = ag__azint_plan_build(fn, poni, rows, cols, opt, &plan)) != AG_OK)
+  if ((st = ag__azint_plan_build(fn, poni, rows, cols, opt, &mem, &plan)) != AG_OK)
     return st;
   return make_integrator(fn, dev, poni, opt, dtype, rows, cols, &plan, out);
 }
@@ -428,6 +473,9 @@ ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, con
   if (info.rows != nbins || info.cols != rows * cols)
     return ag__error(AG_ERR_MISMATCH, "%s: shares is %zu x %zu, but the options ask for %zu bins of %zu x %zu pixels "
                      "(a matrix of %zu x %zu)", fn, info.rows, info.cols, nbins, rows, cols, nbins, rows * cols);
+  ag__azint_memory mem = memory_of(dev, dtype);
+  if ((st = ag__azint_fits(fn, &mem, opt, rows * cols, (double)info.nnz, true)) != AG_OK)
+    return st;
   ag__azint_plan plan;
   if ((st = plan_from_csr(fn, &info, shares, radial_centres, azimuthal_centres, opt, &plan)) != AG_OK)
     return st;
@@ -462,24 +510,30 @@ static ag_status check_frames(const char *fn, const ag_integrator *in, const ag_
   if (ag__dtype_is_complex(frames->dtype))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is %s; frames are real", fn, ag_dtype_name(frames->dtype));
   int nd = frames->ndim;
-  if ((nd != 2 && nd != 3) || frames->shape[nd - 2] != in->rows || frames->shape[nd - 1] != in->cols) {
+  if (nd < 2 || frames->shape[nd - 2] != in->rows || frames->shape[nd - 1] != in->cols) {
     char got[96] = "";
     size_t at = 0;
     for (int k = 0; k < nd && at < sizeof got; k++)
       at += (size_t)snprintf(got + at, sizeof got - at, "%s%zu", k ? ", " : "", frames->shape[k]);
-    return ag__error(AG_ERR_MISMATCH, "%s: frames has shape {%s}, but the integrator takes {%zu, %zu} or "
-                     "{B, %zu, %zu}", fn, got, in->rows, in->cols, in->rows, in->cols);
+    return ag__error(AG_ERR_MISMATCH, "%s: frames has shape {%s}, but the integrator takes frames of {%zu, %zu}, "
+                     "alone or after scan axes ({..., %zu, %zu})", fn, got, in->rows, in->cols, in->rows, in->cols);
   }
-  *batch = nd == 3 ? frames->shape[0] : 1;
+  /* The scan axes before the frames' two are kept in the results' shape, followed by the
+     integration's one or two axes: no more than the frames' own dimensions, so they fit an
+     array. */
+  *batch = 1;
+  for (int k = 0; k < nd - 2; k++)
+    *batch *= frames->shape[k];
   return AG_OK;
 }
 
-/* The six result arrays: [B,] npt_rad or [B,] npt_azim, npt_rad. */
-static ag_status make_results(const ag_integrator *in, bool batched, size_t batch, ag_integrate_result *r) {
-  size_t shape[3];
+/* The six result arrays: the frames' scan axes (the first @p nlead of @p lead), then npt_rad,
+   or npt_azim and npt_rad. */
+static ag_status make_results(const ag_integrator *in, int nlead, const size_t *lead, ag_integrate_result *r) {
+  size_t shape[AG_MAX_DIMS];
   int nd = 0;
-  if (batched)
-    shape[nd++] = batch;
+  for (int k = 0; k < nlead; k++)
+    shape[nd++] = lead[k];
   if (in->two_d)
     shape[nd++] = in->nazim;
   shape[nd++] = in->nrad;
@@ -583,7 +637,7 @@ static ag_status walk_sums(const char *fn, ag_integrator *in, const uint32_t *bi
   if (st == AG_OK)
     st = ag__prefix(ag_fill(q, zeros, 0), fn);
   if (st == AG_OK)
-    st = ag__prefix(make_results(in, false, 1, &r), fn);
+    st = ag__prefix(make_results(in, 0, NULL, &r), fn);
   if (st == AG_OK)
     st = launch_integrate(fn, q, in, zeros, 1, &p, &r);
   if (st == AG_OK)
@@ -620,7 +674,7 @@ ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, a
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, in->dev, &rq)) != AG_OK)
     return st;
-  if ((st = make_results(in, frames->ndim == 3, batch, result)) != AG_OK)
+  if ((st = make_results(in, frames->ndim - 2, frames->shape, result)) != AG_OK)
     st = ag__prefix(st, fn);
   else if (batch > 0) {
     /* The static sums stand in for the normalisation's gather where nothing else is per pixel. */

@@ -7,6 +7,7 @@
    area of it that falls in each, with pyFAI's float32 steps and quirks, each said where it is
    matched. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -284,11 +285,18 @@ static void walk_1d(const full_walker *w, ag__azint_builder *out) {
     }
     long bin0_min = (long)floor(min0), bin0_max = (long)floor(max0);
     if (bin0_min == bin0_max) {
-      ag__azint_put(out, (size_t)bin0_min, idx, 1.0);
+      if (out->tally)
+        out->total += 1;
+      else
+        ag__azint_put(out, (size_t)bin0_min, idx, 1.0);
       continue;
     }
     bin0_min = bin0_min > 0 ? bin0_min : 0;
     bin0_max = bin0_max + 1 < nbins ? bin0_max + 1 : nbins;
+    if (out->tally) {
+      out->total += (double)(bin0_max - bin0_min);
+      continue;
+    }
     integrate_1d(buf, nbins, a0, v[1], b0, v[3]);
     integrate_1d(buf, nbins, b0, v[3], c0, v[5]);
     integrate_1d(buf, nbins, c0, v[5], d0, v[7]);
@@ -328,6 +336,10 @@ static void walk_2d(const full_walker *w, ag__azint_builder *out) {
     min1 = min4(v[1], v[3], v[5], v[7]), max1 = max4(v[1], v[3], v[5], v[7]);
     double off0 = floor(min0), off1 = floor(min1);
     long w0 = (long)(ceil(max0) - off0), w1 = (long)(ceil(max1) - off1);
+    if (out->tally) {
+      out->total += (double)w0 * (double)w1;
+      continue;
+    }
     if (w0 > c->bw0 || w1 > c->bw1) {
       c->bw0 = w0;
       c->bw1 = w1;
@@ -366,16 +378,22 @@ static void walk(const void *ctx, ag__azint_builder *out) {
 /* ---- the plan -------------------------------------------------------------------------------- */
 
 ag_status ag__azint_full_build(const char *fn, const ag_poni *poni, size_t rows, size_t cols,
-                               const ag_integrate_options *opt, const ag__azint_ranges *r, ag__azint_plan *plan) {
+                               const ag_integrate_options *opt, const ag__azint_ranges *r,
+                               const ag__azint_memory *mem, ag__azint_plan *plan) {
   size_t npix = rows * cols;
   double *corners = malloc((npix ? npix : 1) * 8 * sizeof *corners);
   if (corners == NULL)
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels' corners", fn, npix);
   /* pyFAI's corner array, unscaled: the unit's base, whose scale is 1 */
-  ag_status st = ag_geometry_corners(poni, rows, cols, r->base, corners);
+  ag_status st = ag__prefix(ag_geometry_corners(poni, rows, cols, r->base, corners), fn);
+  if (st == AG_OK) {
+    char what[64];
+    snprintf(what, sizeof what, "corner (radial position in %s, chi)", ag_radial_unit_name(r->base));
+    st = ag__azint_check_finite(fn, poni, cols, opt->mask, corners, 8, npix, what);
+  }
   if (st != AG_OK) {
     free(corners);
-    return ag__prefix(st, fn);
+    return st;
   }
   /* A pixel clipped to the bins spans at most nrad + 1 by nazim + 1 cells. */
   cells c = {.cap = (plan->nrad + 2) * (plan->nazim + 2)};
@@ -392,11 +410,12 @@ ag_status ag__azint_full_build(const char *fn, const ag_poni *poni, size_t rows,
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for a pixel's areas over %zu bins", fn, plan->nbins);
   }
   full_bounds(corners, npix, opt->mask, opt, r, plan->nrad, plan->nazim, &w.b);
-  ag__azint_centres(plan, w.b.pos0_min, w.b.pos0_max, w.b.delta0, r->scale, w.b.pos1_min, w.b.pos1_max,
-                    w.b.delta1);
-  st = ag__azint_fill(fn, walk, &w, plan);
+  st = ag__azint_fill(fn, walk, &w, mem, opt, plan);
   free(c.v);
   free(w.bins_1d);
   free(corners);
+  if (st == AG_OK)
+    st = ag__azint_centres(fn, plan, w.two_d, w.b.pos0_min, w.b.pos0_max, w.b.delta0, r->scale, w.b.pos1_min,
+                           w.b.pos1_max, w.b.delta1);
   return st;
 }

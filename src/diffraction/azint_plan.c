@@ -8,6 +8,7 @@
    The plan's frame (units, ranges, centres, the two passes that fill the matrix) is shared
    with full splitting (azint_full.c). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,41 @@ static ag_status positions_get(const char *fn, const ag_poni *poni, size_t rows,
   if (st != AG_OK) {
     positions_free(p);
     return ag__prefix(st, fn);
+  }
+  return AG_OK;
+}
+
+/* The positions of @p p that the bins are made from, each finite (ag__azint_check_finite). */
+static ag_status positions_finite(const char *fn, const ag_poni *poni, size_t cols, const uint8_t *mask,
+                                  ag_radial_unit base, const positions *p) {
+  char what[64];
+  snprintf(what, sizeof what, "radial position (%s)", ag_radial_unit_name(base));
+  ag_status st = ag__azint_check_finite(fn, poni, cols, mask, p->c0, 1, p->n, what);
+  if (st == AG_OK) {
+    snprintf(what, sizeof what, "radial spread (%s)", ag_radial_unit_name(base));
+    st = ag__azint_check_finite(fn, poni, cols, mask, p->d0, 1, p->n, what);
+  }
+  if (st == AG_OK)
+    st = ag__azint_check_finite(fn, poni, cols, mask, p->c1, 1, p->n, "chi");
+  if (st == AG_OK)
+    st = ag__azint_check_finite(fn, poni, cols, mask, p->d1, 1, p->n, "chi spread");
+  return st;
+}
+
+ag_status ag__azint_check_finite(const char *fn, const ag_poni *poni, size_t cols, const uint8_t *mask,
+                                 const double *v, size_t per, size_t npix, const char *what) {
+  for (size_t k = 0; v != NULL && k < npix; k++) {
+    if (mask != NULL && mask[k])
+      continue;
+    for (size_t c = 0; c < per; c++) {
+      double x = v[k * per + c];
+      if (!isfinite(x))
+        return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: pixel (%zu, %zu) has a %s of %s: the geometry (ag_poni.dist "
+                         "%g m, ag_poni.pixel1 %g m, ag_poni.pixel2 %g m, ag_poni.poni1 %g m, ag_poni.poni2 %g m) "
+                         "places it beyond what a double holds", fn, k / cols, k % cols, what,
+                         isnan(x) ? "nan" : x > 0 ? "inf" : "-inf", poni->dist, poni->pixel1, poni->pixel2,
+                         poni->poni1, poni->poni2);
+    }
   }
   return AG_OK;
 }
@@ -201,6 +237,10 @@ static void walk_1d(const positions *p, const uint8_t *mask, const bins *b, size
     long long bin0_min, bin0_max;
     if (!box_bins(fbin0_min, fbin0_max, nrad, &bin0_min, &bin0_max))
       continue;
+    if (out->tally) {
+      out->total += (double)(bin0_max - bin0_min + 1);
+      continue;
+    }
     if (bin0_min == bin0_max) {
       ag__azint_put(out, (size_t)bin0_min, idx, 1.0);
       continue;
@@ -229,6 +269,10 @@ static void walk_2d(const positions *p, const uint8_t *mask, const bins *b, size
     if (!box_bins(fbin0_min, fbin0_max, nrad, &bin0_min, &bin0_max) ||
         !box_bins(fbin1_min, fbin1_max, nazim, &bin1_min, &bin1_max))
       continue;
+    if (out->tally) {
+      out->total += (double)(bin0_max - bin0_min + 1) * (double)(bin1_max - bin1_min + 1);
+      continue;
+    }
 #define AT(i, j) ((size_t)(i) * nazim + (size_t)(j))
     if (bin0_min == bin0_max) {
       if (bin1_min == bin1_max) {
@@ -302,11 +346,17 @@ static void walk(const void *ctx, ag__azint_builder *out) {
     walk_1d(w->p, w->mask, &w->b, w->nrad, out);
 }
 
-ag_status ag__azint_fill(const char *fn, ag__azint_walk walk_pixels, const void *ctx, ag__azint_plan *plan) {
+ag_status ag__azint_fill(const char *fn, ag__azint_walk walk_pixels, const void *ctx, const ag__azint_memory *mem,
+                         const ag_integrate_options *opt, ag__azint_plan *plan) {
+  ag__azint_builder b = {.tally = true};
+  walk_pixels(ctx, &b);
+  ag_status st = ag__azint_fits(fn, mem, opt, plan->npix, b.total, true);
+  if (st != AG_OK)
+    return st;
   plan->indptr = calloc(plan->nbins + 1, sizeof *plan->indptr);
   if (plan->indptr == NULL)
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu bins", fn, plan->nbins);
-  ag__azint_builder b = {.counting = true, .indptr = plan->indptr};
+  b = (ag__azint_builder){.counting = true, .indptr = plan->indptr};
   walk_pixels(ctx, &b);
   for (size_t i = 0; i < plan->nbins; i++)
     plan->indptr[i + 1] += plan->indptr[i];
@@ -325,34 +375,49 @@ ag_status ag__azint_fill(const char *fn, ag__azint_walk walk_pixels, const void 
   return AG_OK;
 }
 
-void ag__azint_centres(ag__azint_plan *plan, double pos0_min, double pos0_max, double delta0, double scale,
-                       double pos1_min, double pos1_max, double delta1) {
+ag_status ag__azint_centres(const char *fn, ag__azint_plan *plan, bool two_d, double pos0_min, double pos0_max,
+                            double delta0, double scale, double pos1_min, double pos1_max, double delta1) {
+  plan->rad_centres = malloc(plan->nrad * sizeof *plan->rad_centres);
+  plan->azim_centres = two_d ? malloc(plan->nazim * sizeof *plan->azim_centres) : NULL;
+  if (plan->rad_centres == NULL || (two_d && plan->azim_centres == NULL))
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the bins' centres", fn);
   linspace(pos0_min + 0.5 * delta0, pos0_max - 0.5 * delta0, plan->nrad, scale, plan->rad_centres);
-  if (plan->azim_centres != NULL)
+  if (two_d)
     linspace(pos1_min + 0.5 * delta1, pos1_max - 0.5 * delta1, plan->nazim, 180.0 / PI, plan->azim_centres);
+  return AG_OK;
 }
 
 /* Bounding boxes and no splitting, from the pixels' centres and spreads. */
 static ag_status bbox_build(const char *fn, const ag_poni *poni, size_t rows, size_t cols,
-                            const ag_integrate_options *opt, const ag__azint_ranges *r, ag__azint_plan *plan) {
+                            const ag_integrate_options *opt, const ag__azint_ranges *r, const ag__azint_memory *mem,
+                            ag__azint_plan *plan) {
   walker w = {.two_d = opt->npt_azim > 0, .mask = opt->mask, .nrad = plan->nrad, .nazim = plan->nazim};
   positions p;
   ag_status st = positions_get(fn, poni, rows, cols, r->base, opt->split == AG_SPLIT_BBOX,
                                w.two_d || opt->has_azimuth_range, &p);
   if (st != AG_OK)
     return st;
+  if ((st = positions_finite(fn, poni, cols, opt->mask, r->base, &p)) != AG_OK) {
+    positions_free(&p);
+    return st;
+  }
   w.p = &p;
   bounds(&p, opt->mask, opt, r->rad_lo, r->rad_hi, r->az_lo, r->az_hi, w.nrad, w.two_d ? w.nazim : 0, &w.b);
-  ag__azint_centres(plan, w.b.pos0_min, w.b.pos0_max, w.b.delta0, r->scale, w.b.pos1_min, w.b.pos1_max,
-                    w.b.delta1);
-  st = ag__azint_fill(fn, walk, &w, plan);
+  st = ag__azint_fill(fn, walk, &w, mem, opt, plan);
   positions_free(&p);
+  if (st == AG_OK)
+    st = ag__azint_centres(fn, plan, w.two_d, w.b.pos0_min, w.b.pos0_max, w.b.delta0, r->scale, w.b.pos1_min,
+                           w.b.pos1_max, w.b.delta1);
   return st;
 }
 
 ag_status ag__azint_plan_build(const char *fn, const ag_poni *poni, size_t rows, size_t cols,
-                               const ag_integrate_options *opt, ag__azint_plan *plan) {
+                               const ag_integrate_options *opt, const ag__azint_memory *mem, ag__azint_plan *plan) {
   memset(plan, 0, sizeof *plan);
+  /* The least the bins and pixels need, before the pixels' positions are computed. */
+  ag_status st = ag__azint_fits(fn, mem, opt, rows * cols, 0, false);
+  if (st != AG_OK)
+    return st;
   ag__azint_ranges r = {0};
   r.base = base_unit(opt->unit, &r.scale);
   plan->npix = rows * cols;
@@ -370,14 +435,8 @@ ag_status ag__azint_plan_build(const char *fn, const ag_poni *poni, size_t rows,
     if (r.az_hi <= r.az_lo)
       r.az_hi += 2 * PI;
   }
-  plan->rad_centres = malloc(plan->nrad * sizeof *plan->rad_centres);
-  plan->azim_centres = opt->npt_azim > 0 ? malloc(plan->nazim * sizeof *plan->azim_centres) : NULL;
-  if (plan->rad_centres == NULL || (opt->npt_azim > 0 && plan->azim_centres == NULL)) {
-    ag__azint_plan_free(plan);
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for the bins' centres", fn);
-  }
-  ag_status st = opt->split == AG_SPLIT_FULL ? ag__azint_full_build(fn, poni, rows, cols, opt, &r, plan)
-                                             : bbox_build(fn, poni, rows, cols, opt, &r, plan);
+  st = opt->split == AG_SPLIT_FULL ? ag__azint_full_build(fn, poni, rows, cols, opt, &r, mem, plan)
+                                   : bbox_build(fn, poni, rows, cols, opt, &r, mem, plan);
   if (st != AG_OK)
     ag__azint_plan_free(plan);
   return st;

@@ -43,7 +43,7 @@ ag_status ag_integrate_split(const ag_device_set *set, const ag_poni *poni, cons
   size_t rows = opt->rows ? opt->rows : poni->rows, cols = opt->cols ? opt->cols : poni->cols;
   if (rows == 0 || cols == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: the frames' shape is unknown: opt->rows and opt->cols are %zu "
-                     "and %zu, and poni->rows and poni->cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
+                     "and %zu, and ag_poni.rows and ag_poni.cols %zu and %zu", fn, opt->rows, opt->cols, poni->rows,
                      poni->cols);
   if (opt->npt_rad == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->npt_rad is 0", fn);

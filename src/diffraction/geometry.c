@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../error.h"
+#include "geometry.h"
 
 /* The same operations in the same order give the same doubles only if the compiler fuses none
    into an FMA, which pyFAI's build (x86-64 without -mfma) never does. GCC fuses nothing in ISO
@@ -67,12 +68,21 @@ ag_status ag_radial_unit_from_name(const char *name, ag_radial_unit *unit) {
    Each bracket is the same double whether computed per pixel, as pyFAI does, or once. */
 typedef struct frame {
   double dist, poni1, poni2, pixel1, pixel2, wavelength;
-  float pixel1_f, pixel2_f, poni1_f, poni2_f;
+  float pixel1_f, pixel2_f, poni1_f, poni2_f; /* each 0 where the double does not fit (below) */
+  bool pixel1_wide, pixel2_wide, poni1_wide, poni2_wide;
   double c2, s2, c3, s3;
   double a12, a22;          /* p2's brackets in t1 and t2 */
   double l1, l2, l3;        /* L's terms: L (c1 c3 s2 + s1 s3), L (-(c3 s1) + c1 s2 s3), L c1 c2 */
   double s1;
 } frame;
+
+/* Whether numpy 1.24 computes an operation of a float32 array and the Python float @p v in
+   float64: its value-based casting (min_scalar_type) keeps float32 for a value within
+   (-3.4e38, 3.4e38), and takes float64 for one beyond, which float32 would make infinite. */
+static bool wide(double v) { return !(v > -3.4e38 && v < 3.4e38); }
+
+/* @p v rounded to float32, or 0 where it is wide() (and the conversion undefined). */
+static float narrow(double v) { return wide(v) ? 0.0f : (float)v; }
 
 static void frame_init(frame *f, const ag_poni *p) {
   f->dist = p->dist;
@@ -81,10 +91,14 @@ static void frame_init(frame *f, const ag_poni *p) {
   f->pixel1 = p->pixel1;
   f->pixel2 = p->pixel2;
   f->wavelength = p->wavelength;
-  f->pixel1_f = (float)p->pixel1;
-  f->pixel2_f = (float)p->pixel2;
-  f->poni1_f = (float)p->poni1;
-  f->poni2_f = (float)p->poni2;
+  f->pixel1_wide = wide(p->pixel1);
+  f->pixel2_wide = wide(p->pixel2);
+  f->poni1_wide = wide(p->poni1);
+  f->poni2_wide = wide(p->poni2);
+  f->pixel1_f = narrow(p->pixel1);
+  f->pixel2_f = narrow(p->pixel2);
+  f->poni1_f = narrow(p->poni1);
+  f->poni2_f = narrow(p->poni2);
   double s1 = sin(p->rot1), c1 = cos(p->rot1);
   double s2 = sin(p->rot2), c2 = cos(p->rot2);
   double s3 = sin(p->rot3), c3 = cos(p->rot3);
@@ -108,18 +122,27 @@ static void to_sample(const frame *f, double p1, double p2, double *t1, double *
   *t3 = p1 * f->s2 - p2 * f->c2 * f->s1 + f->l3;
 }
 
+/* One centre offset: @p pixel x the float32 index @p d, minus @p poni, in numpy's types. */
+static double centre_offset(float d, double pixel, float pixel_f, bool pixel_wide, double poni, float poni_f,
+                            bool poni_wide) {
+  if (pixel_wide) /* a float64 product, and a float64 difference */
+    return pixel * (double)d - poni;
+  float q = pixel_f * d;
+  if (poni_wide)
+    return (double)q - poni;
+  return (float)(q - poni_f);
+}
+
 /* Pixel (i, j)'s centre offsets from the PONI, as twoThetaArray, chiArray and solidAngleArray
    get them: numpy.fromfunction(..., dtype=float32) gives float32 indices, and the detector's
    calc_cartesian_positions keeps numpy's float32 through pixel1 * (i + 0.5) and the
-   subtraction of poni1 (each Python float operand rounded to float32 first); the Cython then
-   reads the floats as doubles. */
+   subtraction of poni1 (each Python float operand rounded to float32 first), except where a
+   size or a PONI is too large for float32 (wide()), which numpy computes in float64; the
+   Cython then reads the values as doubles. */
 static void centre_offsets(const frame *f, size_t i, size_t j, double *p1, double *p2) {
   float d1 = (float)i + 0.5f, d2 = (float)j + 0.5f;
-  float q1 = f->pixel1_f * d1, q2 = f->pixel2_f * d2;
-  q1 = q1 - f->poni1_f;
-  q2 = q2 - f->poni2_f;
-  *p1 = q1;
-  *p2 = q2;
+  *p1 = centre_offset(d1, f->pixel1, f->pixel1_f, f->pixel1_wide, f->poni1, f->poni1_f, f->poni1_wide);
+  *p2 = centre_offset(d2, f->pixel2, f->pixel2_f, f->pixel2_wide, f->poni2, f->poni2_f, f->poni2_wide);
 }
 
 /* Grid point (a, b)'s offsets, as corner_array gets them: float64 indices, pixel1 * a in
@@ -145,12 +168,7 @@ static double radial(const frame *f, enum space space, double t1, double t2, dou
 
 /* ---- checks ------------------------------------------------------------------------------ */
 
-/* The checks every function makes: arguments, the geometry's fields, and that rows x cols x
-   @p per_pixel doubles fit in memory. */
-static ag_status check(const char *fn, const ag_poni *poni, size_t rows, size_t cols, size_t per_pixel,
-                       const double *out) {
-  AG__CHECK_NOT_NULL(fn, poni);
-  AG__CHECK_NOT_NULL(fn, out);
+ag_status ag__poni_check(const char *fn, const ag_poni *poni) {
   const struct {
     const char *name;
     double v;
@@ -164,10 +182,22 @@ static ag_status check(const char *fn, const ag_poni *poni, size_t rows, size_t 
     double v = fields[k].v;
     bool ok = isfinite(v) && (fields[k].need == 0 || (fields[k].need == 1 ? v > 0 : v >= 0));
     if (!ok)
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: poni->%s is %g, which must be %s", fn, fields[k].name, v,
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: ag_poni.%s is %g, which must be %s", fn, fields[k].name, v,
                        fields[k].need == 0 ? "finite" : fields[k].need == 1 ? "positive and finite"
                                                                              : "0 or positive and finite");
   }
+  return AG_OK;
+}
+
+/* The checks every function makes: arguments, the geometry's fields, and that rows x cols x
+   @p per_pixel doubles fit in memory. */
+static ag_status check(const char *fn, const ag_poni *poni, size_t rows, size_t cols, size_t per_pixel,
+                       const double *out) {
+  AG__CHECK_NOT_NULL(fn, poni);
+  AG__CHECK_NOT_NULL(fn, out);
+  ag_status st = ag__poni_check(fn, poni);
+  if (st != AG_OK)
+    return st;
   if (cols != 0 && rows > SIZE_MAX / sizeof(double) / per_pixel / cols)
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: rows %zu x cols %zu pixels overflow the output's size", fn, rows,
                      cols);
@@ -178,7 +208,7 @@ static ag_status check_unit(const char *fn, const ag_poni *poni, ag_radial_unit 
   if ((unsigned)unit >= AG_RADIAL_UNIT_COUNT)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: unit %d is not an ag_radial_unit", fn, (int)unit);
   if (units[unit].space == SPACE_Q && !(poni->wavelength > 0))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: unit %s needs poni->wavelength, which is 0", fn,
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: unit %s needs ag_poni.wavelength, which is 0", fn,
                      units[unit].name);
   return AG_OK;
 }
@@ -290,7 +320,7 @@ static void radial_spread(void *ctx, size_t i, size_t j, const float *const corn
   double largest = fabs((double)corner[0][0] - centre);
   for (int k = 1; k < 4; k++) {
     double d = fabs((double)corner[k][0] - centre);
-    if (d > largest)
+    if (d > largest || isnan(d)) /* numpy's max propagates a NaN (inf - inf: a geometry beyond doubles) */
       largest = d;
   }
   s->out[i * s->cols + j] = largest * s->scale;

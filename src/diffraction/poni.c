@@ -144,24 +144,77 @@ static locale_t c_locale;
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 static void c_locale_init(void) { c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
 
-/* Reads all of [s, s + n) as a finite number, as Python's float() reads pyFAI's values. */
-static bool read_number(const char *s, size_t n, double *v) {
+/* What a value's text is: a finite number, a number that is not finite (inf, nan, or beyond a
+   double's range, which Python's float() reads as inf), or not a number at all. */
+typedef enum number_kind { NUMBER_FINITE, NUMBER_NOT_FINITE, NUMBER_NOT_A_NUMBER } number_kind;
+
+/* The digits of a Python digitpart (digit (["_"] digit)*) from s[*i], appended to @p out
+   without their underscores; how many digits were read. */
+static size_t digit_part(const char *s, size_t n, size_t *i, char *out, size_t *o) {
+  size_t count = 0;
+  while (*i < n) {
+    if (isdigit((unsigned char)s[*i])) {
+      out[(*o)++] = s[(*i)++];
+      count++;
+    } else if (s[*i] == '_' && count > 0 && *i + 1 < n && isdigit((unsigned char)s[*i + 1])) {
+      (*i)++;
+    } else {
+      break;
+    }
+  }
+  return count;
+}
+
+/* Whether [s, s + n) equals @p word in any case. */
+static bool same_word(const char *s, size_t n, const char *word) {
+  return strlen(word) == n && strncasecmp(s, word, n) == 0;
+}
+
+/* Reads all of [s, s + n) as pyFAI reads a value, with Python's float(): an optional sign, then
+   decimal digits (single underscores between them allowed) with an optional point and an
+   optional exponent, or inf, infinity or nan in any case. Hexadecimal ("0x10", which strtod
+   would read as 16), C suffixes and anything else are not numbers. float() also takes the
+   digits of other scripts; a PONI writer writes ASCII, and those are refused here. The digits
+   go to strtod in the C locale, so the result is the double float() gives. */
+static number_kind read_number(const char *s, size_t n, double *v) {
   char buf[128];
+  size_t i = 0, o = 0;
   if (n == 0 || n >= sizeof buf)
-    return false;
-  memcpy(buf, s, n);
-  buf[n] = '\0';
+    return NUMBER_NOT_A_NUMBER;
+  if (s[i] == '+' || s[i] == '-')
+    buf[o++] = s[i++];
+  if (same_word(s + i, n - i, "inf") || same_word(s + i, n - i, "infinity") || same_word(s + i, n - i, "nan"))
+    return NUMBER_NOT_FINITE;
+  size_t whole = digit_part(s, n, &i, buf, &o), fraction = 0;
+  if (i < n && s[i] == '.') {
+    buf[o++] = s[i++];
+    fraction = digit_part(s, n, &i, buf, &o);
+  }
+  if (whole == 0 && fraction == 0)
+    return NUMBER_NOT_A_NUMBER;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    buf[o++] = s[i++];
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+      buf[o++] = s[i++];
+    if (digit_part(s, n, &i, buf, &o) == 0)
+      return NUMBER_NOT_A_NUMBER;
+  }
+  if (i != n)
+    return NUMBER_NOT_A_NUMBER;
+  buf[o] = '\0';
   pthread_once(&c_locale_once, c_locale_init);
   if (c_locale == (locale_t)0)
-    return false;
+    return NUMBER_NOT_A_NUMBER;
   char *end = NULL;
-  errno = 0;
+  /* An overflow gives HUGE_VAL and an underflow the nearest value, 0 or subnormal, as
+     float() gives inf and that value; only the overflow is refused, below, as not finite. */
   double x = strtod_l(buf, &end, c_locale);
-  /* ERANGE for a subnormal result still gives the nearest value, as Python's float() does. */
-  if (end != buf + n || !isfinite(x) || (errno == ERANGE && fabs(x) > 1.0))
-    return false;
+  if (end != buf + o)
+    return NUMBER_NOT_A_NUMBER;
+  if (!isfinite(x))
+    return NUMBER_NOT_FINITE;
   *v = x;
-  return true;
+  return NUMBER_FINITE;
 }
 
 /* ---- the key: value lines ----------------------------------------------------------------- */
@@ -219,13 +272,28 @@ static void scan_lines(const char *text, entry e[K_COUNT]) {
   }
 }
 
+/* The refusal of the value [s, s + n) of @p what on line @p line, which read_number() (or, in
+   Detector_config's JSON, json_number()) found to be of @p kind. */
+static ag_status number_error(const origin *o, int line, const char *what, const char *s, size_t n,
+                              number_kind kind, bool in_json) {
+  int shown = (int)(n > 60 ? 60 : n);
+  if (kind == NUMBER_NOT_FINITE)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, WHERE_FMT "line %d: %s \"%.*s\" is not finite; the geometry needs "
+                     "finite numbers", WHERE(o), line, what, shown, s);
+  return ag__error(AG_ERR_INVALID_ARGUMENT, WHERE_FMT "line %d: %s \"%.*s\" is not a number (%s)", WHERE(o), line,
+                   what, shown, s, in_json ? "a JSON number: digits with an optional point and exponent, no '+' or "
+                                             "leading zero"
+                                           : "decimal digits with an optional point and exponent, as Python's "
+                                             "float() reads them");
+}
+
 /* The number of key @p k, into @p v; absent keys leave @p v as it is. */
 static ag_status entry_number(const origin *o, const entry *e, enum key k, double *v) {
   if (e[k].line == 0)
     return AG_OK;
-  if (!read_number(e[k].s, e[k].n, v))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, WHERE_FMT "line %d: %s \"%.*s\" is not a finite number", WHERE(o),
-                     e[k].line, key_names[k], (int)(e[k].n > 60 ? 60 : e[k].n), e[k].s);
+  number_kind kind = read_number(e[k].s, e[k].n, v);
+  if (kind != NUMBER_FINITE)
+    return number_error(o, e[k].line, key_names[k], e[k].s, e[k].n, kind, false);
   return AG_OK;
 }
 
@@ -264,10 +332,42 @@ static bool json_string(json *j, const char **s, size_t *n) {
   return true;
 }
 
-static bool json_number(json *j, double *v) {
+/* The digits of a JSON number from j->p on; how many. */
+static size_t json_digits(json *j) {
+  size_t count = 0;
+  while (j->p < j->end && isdigit((unsigned char)*j->p))
+    j->p++, count++;
+  return count;
+}
+
+/* A number as Python's json module (pyFAI reads Detector_config with json.loads) reads one:
+   JSON's -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or NaN, Infinity and -Infinity, which
+   json.loads takes too (and which are not finite). j->p is moved past what was read. */
+static number_kind json_number(json *j, double *v) {
   const char *start = j->p;
-  while (j->p < j->end && strchr("+-0123456789.eE", *j->p) != NULL)
+  bool minus = j->p < j->end && *j->p == '-';
+  j->p += minus;
+  if ((!minus && json_literal(j, "NaN")) || json_literal(j, "Infinity"))
+    return NUMBER_NOT_FINITE;
+  const char *whole = j->p;
+  size_t digits = json_digits(j);
+  if (digits == 0 || (digits > 1 && *whole == '0'))
+    return NUMBER_NOT_A_NUMBER;
+  if (j->p < j->end && *j->p == '.') {
     j->p++;
+    if (json_digits(j) == 0)
+      return NUMBER_NOT_A_NUMBER;
+  }
+  if (j->p < j->end && (*j->p == 'e' || *j->p == 'E')) {
+    j->p++;
+    if (j->p < j->end && (*j->p == '+' || *j->p == '-'))
+      j->p++;
+    if (json_digits(j) == 0)
+      return NUMBER_NOT_A_NUMBER;
+  }
+  /* "0x1" is the number 0 and then a stray x, which JSON refuses where a ',' is due */
+  if (j->p < j->end && strchr(",}] \t\r\n", *j->p) == NULL)
+    return NUMBER_NOT_A_NUMBER;
   return read_number(start, (size_t)(j->p - start), v);
 }
 
@@ -283,7 +383,8 @@ static bool json_skip(json *j, int depth) {
   if (open == '"')
     return json_string(j, &s, &n);
   if (open != '{' && open != '[')
-    return json_literal(j, "null") || json_literal(j, "true") || json_literal(j, "false") || json_number(j, &v);
+    return json_literal(j, "null") || json_literal(j, "true") || json_literal(j, "false") ||
+           json_number(j, &v) != NUMBER_NOT_A_NUMBER;
   char close = open == '{' ? '}' : ']';
   j->p++;
   json_ws(j);
@@ -333,9 +434,17 @@ static ag_status config_error(const origin *o, const entry *e, const char *what)
 static ag_status config_pixel(const origin *o, const entry *e, json *j, const char *key, double *v, bool *has) {
   if (json_literal(j, "null"))
     return AG_OK;
-  if (!json_number(j, v))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, WHERE_FMT "line %d: Detector_config %s is not a finite number", WHERE(o),
-                     e->line, key);
+  const char *start = j->p;
+  number_kind kind = json_number(j, v);
+  if (kind != NUMBER_FINITE) {
+    char what[64];
+    snprintf(what, sizeof what, "Detector_config %s", key);
+    /* the value as written: up to where JSON ends it, within the line */
+    size_t n = 0;
+    while (start + n < j->end && strchr(",}] \t", start[n]) == NULL)
+      n++;
+    return number_error(o, e->line, what, start, n, kind, true);
+  }
   if (!(*v > 0))
     return ag__error(AG_ERR_INVALID_ARGUMENT, WHERE_FMT "line %d: Detector_config %s is %g, not a positive size",
                      WHERE(o), e->line, key, *v);
@@ -351,7 +460,7 @@ static ag_status config_shape(const origin *o, const entry *e, json *j, detector
   bool ok = j->p < j->end && *j->p++ == '[';
   for (int i = 0; ok && i < 2; i++) {
     json_ws(j);
-    ok = json_number(j, &v[i]) && v[i] >= 0 && v[i] < 1e15 && v[i] == floor(v[i]);
+    ok = json_number(j, &v[i]) == NUMBER_FINITE && v[i] >= 0 && v[i] < 1e15 && v[i] == floor(v[i]);
     json_ws(j);
     ok = ok && j->p < j->end && *j->p++ == (i == 0 ? ',' : ']');
   }
@@ -403,8 +512,8 @@ static ag_status parse_config(const origin *o, const entry *e, detector_desc *d)
         }
       } else if (key_is(k, kn, "orientation")) {
         double v = 0;
-        if (!json_number(&j, &v))
-          return config_error(o, e, "orientation is not a number");
+        if (json_number(&j, &v) != NUMBER_FINITE)
+          return config_error(o, e, "orientation is not a finite number");
         if (v != 3)
           return ag__error(AG_ERR_UNSUPPORTED,
                            WHERE_FMT "line %d: Detector_config orientation %g is not supported: only 3, the "
@@ -447,9 +556,9 @@ static ag_status version_of(const origin *o, const entry *e, int *version) {
   if (e->line == 0)
     return AG_OK;
   double v;
-  if (!read_number(e->s, e->n, &v))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, WHERE_FMT "line %d: poni_version \"%.*s\" is not a number", WHERE(o),
-                     e->line, (int)(e->n > 60 ? 60 : e->n), e->s);
+  number_kind kind = read_number(e->s, e->n, &v);
+  if (kind != NUMBER_FINITE)
+    return number_error(o, e->line, "poni_version", e->s, e->n, kind, false);
   if (v == 1 || v == 2) {
     *version = (int)v;
     return AG_OK;

@@ -4,6 +4,7 @@ docs/diffraction.md's measured agreement with room (1e-5 relative to the largest
 
 import os
 import sys
+import time
 
 import numpy
 import pytest
@@ -167,3 +168,112 @@ def test_errors(dev):
         ai.integrate1d(numpy.zeros(5), 10)
     with pytest.raises(anygpu.InvalidArgumentError, match="AzimuthalIntegrator: pixel1"):
         anygpu.azint.AzimuthalIntegrator(dist=0.1, pixel1=-1, pixel2=1e-4, shape=(4, 4))
+
+
+def test_frames_of_another_shape_than_the_detectors_are_refused(dev):
+    """pyFAI refuses a frame whose shape is not its detector's; so does anygpu, naming both."""
+    ai = ours(dev)
+    with pytest.raises(anygpu.MismatchError, match=r"integrate1d: data has shape \(64, 64\), but the detector's "
+                                                   r"shape is \(40, 36\)"):
+        ai.integrate1d(numpy.ones((64, 64), numpy.float32), 10)
+    with pytest.raises(anygpu.MismatchError, match=r"integrate2d: data has shape \(3, 40, 40\) \(frames of "
+                                                   r"\(40, 40\)\), but the detector's shape is \(40, 36\)"):
+        ai.integrate2d(anygpu.asarray(numpy.ones((3, ROWS, ROWS), numpy.float32), device=dev), 10, 4)
+    with pytest.raises(anygpu.InvalidArgumentError, match=r"integrate1d: data has shape \(36,\)"):
+        ai.integrate1d(numpy.ones(COLS), 10)
+
+
+def test_scan_axes_are_kept_in_the_results(dev):
+    """A 4D-STEM scan [S1, S2, rows, cols], as pyxem holds it, gives [S1, S2, npt] in 1-D and
+    [S1, S2, npt_azim, npt] in 2-D, each frame's results bit for bit those it gives alone (and
+    pyFAI's); numpy frames take any number of scan axes, Arrays up to two (4-D in, 4-D out)."""
+    scan = numpy.stack([numpy.stack([frame(10 * i + j) for j in range(3)]) for i in range(2)])
+    ai = ours(dev)
+    kw = dict(unit="2th_deg", error_model="poisson")
+    r1 = ai.integrate1d(scan, 20, **kw)
+    r2 = ai.integrate2d(scan, 20, 8, **kw)
+    assert r1.intensity.shape == (2, 3, 20) and r1.sigma.shape == (2, 3, 20)
+    assert r2.intensity.shape == (2, 3, 8, 20) and r2.count.shape == (2, 3, 8, 20)
+    for i in range(2):
+        for j in range(3):
+            one1, one2 = ai.integrate1d(scan[i, j], 20, **kw), ai.integrate2d(scan[i, j], 20, 8, **kw)
+            for name in ("intensity", "sigma", "sum_signal", "sum_variance", "sum_normalization", "count"):
+                numpy.testing.assert_array_equal(getattr(r1, name)[i, j], getattr(one1, name))
+                numpy.testing.assert_array_equal(getattr(r2, name)[i, j], getattr(one2, name))
+            close(r1.intensity[i, j], reference().integrate1d_ng(scan[i, j], 20, method=("bbox", "csr", "cython"),
+                                                                 **kw).intensity, "float32")
+    arr = ai.integrate2d(anygpu.asarray(scan, device=dev), 20, 8, **kw)
+    assert isinstance(arr.intensity, anygpu.Array) and arr.intensity.shape == (2, 3, 8, 20)
+    numpy.testing.assert_array_equal(arr.intensity.to_host(), r2.intensity)
+    deep = ai.integrate1d(scan.reshape(1, 2, 1, 3, ROWS, COLS), 20, **kw)
+    assert deep.intensity.shape == (1, 2, 1, 3, 20)
+    numpy.testing.assert_array_equal(deep.intensity.reshape(2, 3, 20), r1.intensity)
+
+
+def test_non_finite_pixels_are_integrated_as_pyfai_integrates_them(dev):
+    """pyFAI 0.21.3 keeps +-inf pixels (their bins become +-inf, NaN where both meet) and leaves
+    NaN ones out; anygpu does the same, in 1-D and 2-D, with each splitting."""
+    data = frame(11)
+    data[3, 4] = numpy.inf
+    data[20, 20] = -numpy.inf
+    data[10, 10] = numpy.nan
+    data[30, 7:9] = (numpy.inf, -numpy.inf)
+    for split in ("bbox", "no", "full"):
+        method = (split, "csr", "cython")
+        want = reference().integrate1d_ng(data, 25, unit="2th_deg", method=method, error_model="poisson")
+        got = ours(dev).integrate1d(data, 25, unit="2th_deg", method=method, error_model="poisson")
+        assert not numpy.isfinite(want.intensity).all()
+        for name in ("intensity", "sigma", "sum_signal", "count"):
+            w, g = getattr(want, name), getattr(got, name)
+            numpy.testing.assert_array_equal(numpy.isfinite(g), numpy.isfinite(w))
+            numpy.testing.assert_array_equal(g[~numpy.isfinite(w)], w[~numpy.isfinite(w)])
+            close(numpy.where(numpy.isfinite(w), g, 0), numpy.where(numpy.isfinite(w), w, 0), "float32")
+        want = reference().integrate2d_ng(data, 12, 9, unit="2th_deg", method=method)
+        got = ours(dev).integrate2d(data, 12, 9, unit="2th_deg", method=method)
+        w, g = want.intensity, got.intensity
+        numpy.testing.assert_array_equal(g[~numpy.isfinite(w)], w[~numpy.isfinite(w)])
+        close(numpy.where(numpy.isfinite(w), g, 0), numpy.where(numpy.isfinite(w), w, 0), "float32")
+
+
+def test_too_many_bins_are_refused_before_anything_is_built(dev):
+    """An integrator whose estimated memory is beyond the host's or the device's is refused at
+    once (OutOfMemoryError naming npt and the estimate, in Python's terms), and fewer bins work."""
+    ai = ours(dev)
+    start = time.monotonic()
+    with pytest.raises(anygpu.OutOfMemoryError, match=r"integrate1d: npt \(1073741824 bins\) over 1440 pixels "
+                                                      r"need an estimated") as e:
+        ai.integrate1d(frame(), 2**30)
+    assert "opt->" not in str(e.value) and "ag_" not in str(e.value)
+    with pytest.raises(anygpu.OutOfMemoryError, match=r"integrate2d: npt x npt_azim \(32768 x 32768 bins\)"):
+        ai.integrate2d(frame(), 2**15, 2**15)
+    assert time.monotonic() - start < 10
+    res = ai.integrate1d(numpy.full((ROWS, COLS), 3, numpy.float32), 100000, unit="2th_deg", correctSolidAngle=False)
+    assert abs(res.count.sum() - ROWS * COLS) < 1e-3 * ROWS * COLS
+    numpy.testing.assert_allclose(res.intensity[res.count > 0], 3, rtol=1e-5)
+
+
+def test_geometry_messages_name_what_the_caller_wrote(dev, tmp_path):
+    """q without a wavelength names `wavelength`; a PONI number pyFAI's float() refuses (hex) is
+    refused naming the file, the line and the key."""
+    ai = anygpu.azint.AzimuthalIntegrator(shape=(ROWS, COLS), device=dev,
+                                          **{k: v for k, v in GEOMETRY.items() if k != "wavelength"})
+    with pytest.raises(anygpu.InvalidArgumentError, match="integrate1d: unit q_nm\\^-1 needs the wavelength") as e:
+        ai.integrate1d(frame(), 10)
+    assert "poni->" not in str(e.value) and "ag_" not in str(e.value)
+    path = tmp_path / "hex.poni"
+    path.write_text("poni_version: 2\nDetector: Detector\nDetector_config: {\"pixel1\": 1e-4, \"pixel2\": 1e-4}\n"
+                    "Distance: 0x10\n")
+    with pytest.raises(anygpu.InvalidArgumentError, match=r"hex.poni: line 4: Distance \"0x10\" is not a number"):
+        anygpu.azint.load(str(path), device=dev)
+    with pytest.raises(ValueError):  # pyFAI refuses it too
+        pyFAI.load(str(path))
+    # a geometry beyond a double names the keywords the integrator was made with
+    huge = anygpu.azint.AzimuthalIntegrator(dist=0.1, pixel1=1e300, pixel2=1e300, shape=(4, 4), device=dev)
+    with pytest.raises(anygpu.InvalidArgumentError, match=r"integrate1d: pixel \(0, 0\) has a radial position "
+                                                          r"\(r_m\) of inf: the geometry \(dist 0.1 m, "
+                                                          r"pixel1 1e\+300 m, pixel2 1e\+300 m") as e:
+        huge.integrate1d(numpy.ones((4, 4), numpy.float32), 5, unit="r_mm")
+    assert "ag_" not in str(e.value)
+    # where pyFAI computes finite positions, its bins: 2th of about 90 degrees for every pixel
+    numpy.testing.assert_allclose(huge.integrate1d(numpy.ones((4, 4), numpy.float32), 5, unit="2th_deg").radial,
+                                  [18, 54, 90, 126, 162], rtol=1e-6)

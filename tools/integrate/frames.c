@@ -17,7 +17,9 @@
 struct frame_source {
   npy_dtype dtype;
   size_t n, ny, nx;
-  bool stack; /* 3-D */
+  bool stack;                         /* 3-D or more */
+  int nscan;                          /* the scan axes before each frame's two */
+  size_t scan[FRAMES_MAX_SCAN_AXES];
   char *name; /* for messages */
   FILE *npy;  /* at the data's start + `at` bytes; NULL for HDF5 */
   size_t at;  /* bytes of data read so far */
@@ -30,21 +32,24 @@ struct frame_source {
 };
 
 
-/* The frame count and shape of an array of @p ndim dimensions (2 or 3). */
+/* The frame count and shape of an array of @p ndim dimensions: a frame [ny, nx] after any
+   scan axes (a stack [n, ny, nx], a 4D-STEM scan [s1, s2, ny, nx]), each kept for the outputs,
+   which add one or two axes and must fit a .npy's NPY_MAX_DIMS. */
 static bool take_shape(frame_source *s, int ndim, const size_t *shape, char *err, size_t errlen) {
-  if (ndim == 2) {
-    s->n = 1;
-    s->ny = shape[0];
-    s->nx = shape[1];
-  } else if (ndim == 3) {
-    s->stack = true;
-    s->n = shape[0];
-    s->ny = shape[1];
-    s->nx = shape[2];
-  } else {
-    return fail(err, errlen, "%s: has %d dimensions; a frame [ny, nx] or a stack [n, ny, nx] has 2 or 3", s->name,
-                ndim);
+  if (ndim < 2 || ndim - 2 > FRAMES_MAX_SCAN_AXES)
+    return fail(err, errlen, "%s: has %d dimensions; a frame [ny, nx] after at most %d scan axes has 2 to %d",
+                s->name, ndim, FRAMES_MAX_SCAN_AXES, FRAMES_MAX_SCAN_AXES + 2);
+  s->stack = ndim > 2;
+  s->nscan = ndim - 2;
+  s->n = 1;
+  for (int k = 0; k < s->nscan; k++) {
+    s->scan[k] = shape[k];
+    if (shape[k] != 0 && s->n > SIZE_MAX / shape[k])
+      return fail(err, errlen, "%s: its scan axes hold more frames than a size_t counts", s->name);
+    s->n *= shape[k];
   }
+  s->ny = shape[ndim - 2];
+  s->nx = shape[ndim - 1];
   if (s->ny == 0 || s->nx == 0)
     return fail(err, errlen, "%s: its frames are empty (%zu x %zu)", s->name, s->ny, s->nx);
   return true;
@@ -243,13 +248,16 @@ static bool open_hdf5(frame_source *s, const char *file, const char *dataset, ch
   if (ok && !hdf5_type(type, &s->dtype, &s->mem_type))
     ok = fail(err, errlen, "%s: its elements are not u8, u16, u32, i32, f32 or f64", s->name);
   int ndim = ok ? H5Sget_simple_extent_ndims(space) : -1;
-  hsize_t dims[3] = {0, 0, 0};
-  if (ok && (ndim < 2 || ndim > 3))
-    ok = fail(err, errlen, "%s: has %d dimensions; a frame [ny, nx] or a stack [n, ny, nx] has 2 or 3", s->name, ndim);
+  hsize_t dims[FRAMES_MAX_SCAN_AXES + 2] = {0};
+  if (ok && (ndim < 2 || ndim > FRAMES_MAX_SCAN_AXES + 2))
+    ok = fail(err, errlen, "%s: has %d dimensions; a frame [ny, nx] after at most %d scan axes has 2 to %d",
+              s->name, ndim, FRAMES_MAX_SCAN_AXES, FRAMES_MAX_SCAN_AXES + 2);
   if (ok && H5Sget_simple_extent_dims(space, dims, NULL) != ndim)
     ok = fail(err, errlen, "%s: its shape cannot be read", s->name);
   if (ok) {
-    size_t shape[3] = {(size_t)dims[0], (size_t)dims[1], (size_t)dims[2]};
+    size_t shape[FRAMES_MAX_SCAN_AXES + 2];
+    for (int k = 0; k < ndim; k++)
+      shape[k] = (size_t)dims[k];
     ok = take_shape(s, ndim, shape, err, errlen);
   }
   if (ok)
@@ -278,26 +286,46 @@ static herr_t take_innermost(unsigned n, const H5E_error2_t *e, void *reason) {
   return 0;
 }
 
+/* Selects frames [first, first + count) of @p space: one hyperslab along the first axis of a
+   stack, and the union of one per frame (in frame order, which is the dataset's) when there
+   are more scan axes. */
+static bool select_frames(const frame_source *s, hid_t space, size_t first, size_t count) {
+  int nd = s->nscan + 2;
+  hsize_t start[FRAMES_MAX_SCAN_AXES + 2] = {0}, cnt[FRAMES_MAX_SCAN_AXES + 2];
+  for (int k = 0; k < nd; k++)
+    cnt[k] = 1;
+  cnt[nd - 2] = s->ny;
+  cnt[nd - 1] = s->nx;
+  if (s->nscan <= 1) {
+    if (s->nscan == 1)
+      start[0] = first, cnt[0] = count;
+    return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0;
+  }
+  for (size_t f = first; f < first + count; f++) {
+    size_t rest = f;
+    for (int k = s->nscan - 1; k >= 0; k--) {
+      start[k] = rest % s->scan[k];
+      rest /= s->scan[k];
+    }
+    if (H5Sselect_hyperslab(space, f == first ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL, cnt, NULL) < 0)
+      return false;
+  }
+  return true;
+}
+
 static bool read_hdf5(frame_source *s, size_t first, size_t count, void *dst, char *err, size_t errlen) {
   char why[HDF5_REASON_LEN] = "";
   hid_t mem = H5I_INVALID_HID, space = H5Dget_space(s->dset);
   bool ok = false;
   if (space < 0)
     goto done;
-  int ndim = H5Sget_simple_extent_ndims(space);
-  hsize_t start[3] = {first, 0, 0}, cnt[3] = {count, s->ny, s->nx};
-  if (ndim == 2) {
-    start[0] = 0;
-    cnt[0] = s->ny;
-    cnt[1] = s->nx;
-  }
-  mem = H5Screate_simple(ndim, cnt, NULL);
+  hsize_t cnt[3] = {count, s->ny, s->nx};
+  mem = H5Screate_simple(3, cnt, NULL);
   if (mem < 0)
     goto done;
-  herr_t st = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
-  if (st < 0)
+  if (!select_frames(s, space, first, count))
     goto done;
-  st = H5Dread(s->dset, s->mem_type, mem, space, H5P_DEFAULT, dst);
+  herr_t st = H5Dread(s->dset, s->mem_type, mem, space, H5P_DEFAULT, dst);
   if (st < 0)
     goto done;
   ok = true;
@@ -364,6 +392,12 @@ void frames_info(const frame_source *s, npy_dtype *dtype, size_t *n, size_t *ny,
 }
 
 bool frames_is_stack(const frame_source *s) { return s->stack; }
+
+int frames_scan_axes(const frame_source *s, size_t *scan) {
+  for (int k = 0; k < s->nscan; k++)
+    scan[k] = s->scan[k];
+  return s->nscan;
+}
 
 bool frames_read(frame_source *s, size_t first, size_t count, void *dst, char *err, size_t errlen) {
   if (first > s->n || count > s->n - first)

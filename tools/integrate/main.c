@@ -20,11 +20,12 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: anygpu-integrate --poni FILE --npt N [options] INPUT OUT\n"
-          "  INPUT  a .npy of one frame [ny, nx] or a stack [n, ny, nx] (u8, u16, u32, i32, f32,\n"
-          "         f64), or an HDF5 dataset FILE.h5:/path\n"
-          "  OUT    the outputs' prefix: OUT.intensity.npy ([N] or [M, N] for one frame, [n, N] or\n"
-          "         [n, M, N] for a stack), OUT.radial.npy (bin centres in the unit),\n"
-          "         OUT.azimuthal.npy (2-D: bin centres, degrees), OUT.sigma.npy (with an error model)\n"
+          "  INPUT  a .npy of one frame [ny, nx] or of frames after scan axes ([n, ny, nx],\n"
+          "         [s1, s2, ny, nx], ...; u8, u16, u32, i32, f32, f64), or an HDF5 dataset\n"
+          "         FILE.h5:/path\n"
+          "  OUT    the outputs' prefix: OUT.intensity.npy (the scan axes, then [N] or [M, N]),\n"
+          "         OUT.radial.npy (bin centres in the unit), OUT.azimuthal.npy (2-D: bin centres,\n"
+          "         degrees), OUT.sigma.npy (with an error model); dir/name, not empty or a folder\n"
           "options:\n"
           "  --npt N                radial bins\n"
           "  --npt-azim M           azimuthal bins: a 2-D integration (default 1-D)\n"
@@ -169,6 +170,13 @@ static int parse_args(int argc, char **argv, args *a) {
     return bad_usage("--error-model %s: only poisson is known", a->error_model);
   a->input = pos[0];
   a->out = pos[1];
+  /* OUT is a prefix of file names: an empty one, or one naming a folder ("dir/", "dir/.",
+     "."), would write hidden files .intensity.npy there. */
+  const char *base = strrchr(a->out, '/');
+  base = base ? base + 1 : a->out;
+  if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+    return bad_usage("OUT \"%s\" names no file: OUT is the outputs' prefix (OUT.intensity.npy ...), so give a "
+                     "name, as in \"%s%sresult\"", a->out, a->out, *a->out && base[0] != '\0' ? "/" : "");
   return 0;
 }
 
@@ -238,7 +246,8 @@ typedef struct run {
   frame_source *src;
   npy_dtype dtype;
   size_t n, ny, nx;
-  bool stack;
+  int nscan; /* the scan axes before each frame's two, kept in the outputs */
+  size_t scan[FRAMES_MAX_SCAN_AXES];
   float *dark, *flat;
   uint8_t *mask;
   ag_device *dev;
@@ -262,7 +271,7 @@ static int prepare(run *r) {
   if (!frames_open(r->a.input, &r->src, err, sizeof err))
     return fail("%s", err);
   frames_info(r->src, &r->dtype, &r->n, &r->ny, &r->nx);
-  r->stack = frames_is_stack(r->src);
+  r->nscan = frames_scan_axes(r->src, r->scan);
   if (r->poni.rows != 0 && (r->poni.rows != r->ny || r->poni.cols != r->nx))
     return fail("%s: frames of %zu x %zu, but the detector of %s is %zu x %zu", r->a.input, r->ny, r->nx, r->a.poni,
                 r->poni.rows, r->poni.cols);
@@ -301,15 +310,21 @@ static int prepare(run *r) {
     return fail("--unit: %s", ag_last_error());
   if ((st = ag_device_select(r->a.device, &r->dev)) != AG_OK)
     return fail("%s", ag_last_error());
-  if ((st = ag_integrator_create(r->dev, &r->poni, &o, &r->integ)) != AG_OK)
+  if ((st = ag_integrator_create(r->dev, &r->poni, &o, &r->integ)) != AG_OK) {
+    if (st == AG_ERR_OUT_OF_MEMORY && r->a.npt_azim)
+      return fail("--npt %zu --npt-azim %zu: %s", r->a.npt, r->a.npt_azim, ag_last_error());
+    if (st == AG_ERR_OUT_OF_MEMORY)
+      return fail("--npt %zu: %s", r->a.npt, ag_last_error());
     return fail("%s", ag_last_error());
+  }
 
-  /* The outputs: bin centres now, the per-frame arrays batch by batch. */
+  /* The outputs: bin centres now, the per-frame arrays batch by batch, their shape the scan
+     axes and the bins. */
   size_t bins = r->a.npt * (r->a.npt_azim ? r->a.npt_azim : 1);
-  size_t shape[3];
+  size_t shape[NPY_MAX_DIMS];
   int ndim = 0;
-  if (r->stack)
-    shape[ndim++] = r->n;
+  for (int k = 0; k < r->nscan; k++)
+    shape[ndim++] = r->scan[k];
   if (r->a.npt_azim)
     shape[ndim++] = r->a.npt_azim;
   shape[ndim++] = r->a.npt;
@@ -343,7 +358,7 @@ static int prepare(run *r) {
   if (rc2 != 0)
     return rc2;
   if (r->a.batch > r->n)
-    r->a.batch = r->n;
+    r->a.batch = r->n > 0 ? r->n : 1;
   r->frames = malloc(r->a.batch * r->ny * r->nx * npy_dtype_size(r->dtype));
   r->host_result = malloc(r->a.batch * bins * sizeof(float));
   if (r->frames == NULL || r->host_result == NULL)
