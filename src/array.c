@@ -97,7 +97,7 @@ ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, 
     double lo, hi;
     ag__dtype_int_range(t, &lo, &hi);
     if (!(re >= lo && re <= hi) || re != floor(re))
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a %s value (an integer in %.0f..%.0f)", fn,
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a value of %s (an integer in %.0f..%.0f)", fn,
                        what, re, ag_dtype_name(t), lo, hi);
   }
   switch (t) {
