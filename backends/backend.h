@@ -18,6 +18,10 @@
 #ifndef ANYGPU_BACKEND_H
 #define ANYGPU_BACKEND_H
 
+#ifdef AG_SCIENCE_LAYER
+#error "backends/backend.h is the core's own: a scientific layer includes src/seam/seam.h instead"
+#endif
+
 #include <stdarg.h>
 
 #include "anygpu.h"

@@ -2,6 +2,10 @@
 #ifndef AG_BACKENDS_EMBEDDED_H
 #define AG_BACKENDS_EMBEDDED_H
 
+#ifdef AG_SCIENCE_LAYER
+#error "backends/embedded.h is the core's own: a scientific layer includes src/seam/seam.h instead"
+#endif
+
 #include <stddef.h>
 
 typedef struct ag__embedded {

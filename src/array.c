@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "launch.h"
 #define AG_SHAPES_ONLY
 #include "../kernels_shared/elementwise.h"

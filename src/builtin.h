@@ -2,15 +2,14 @@
 #ifndef AG_SRC_BUILTIN_H
 #define AG_SRC_BUILTIN_H
 
-#include "../backends/backend.h"
+#ifdef AG_SCIENCE_LAYER
+#error "src/builtin.h is the core's own: a scientific layer includes src/seam/seam.h instead"
+#endif
 
-/* One per line of kernels_shared/families.h. */
-typedef enum ag__family {
-#define AG_FAMILY(name, kind) AG__FAMILY_##name,
-#include "../kernels_shared/families.h"
-#undef AG_FAMILY
-  AG__FAMILY_COUNT
-} ag__family;
+#include "../backends/backend.h"
+#include "seam/shared.h"
+
+/* ag__family, one per line of kernels_shared/families.h, is in src/seam/shared.h. */
 
 #define AG__VARIANTS 8 /* one per dtype */
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "launch.h"
 #define AG_SHAPES_ONLY
 #include "../kernels_shared/elementwise.h"

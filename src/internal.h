@@ -2,6 +2,10 @@
 #ifndef AG_SRC_INTERNAL_H
 #define AG_SRC_INTERNAL_H
 
+#ifdef AG_SCIENCE_LAYER
+#error "src/internal.h is the core's own: a scientific layer includes src/seam/seam.h instead"
+#endif
+
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -10,6 +14,7 @@
 #include "builtin.h"
 #include "error.h"
 #include "pool.h"
+#include "seam/shared.h" /* ag__queue_resolve, ag__csr_parts_of */
 
 typedef struct ag__fft_cache ag__fft_cache;
 
@@ -82,10 +87,6 @@ int ag__device_total(void);
 ag_device *ag__device_at(int index);
 const ag__core_services *ag__services(void);
 
-/* src/queue.c: @p q, or the calling thread's default queue of @p dev when q is NULL. Checks
-   that q belongs to dev. @p fn names the public function for messages. */
-ag_status ag__queue_resolve(const char *fn, ag_queue *q, ag_device *dev, ag_queue **out);
-
 /* src/queue.c: queue references, and the "last queue" each buffer remembers so that later
    reads and the pool can wait for the work enqueued on it. */
 void ag__queue_ref(ag_queue *q);
@@ -119,14 +120,6 @@ ag_status ag__program_build_cached(ag_device *dev, const ag_program_desc *desc, 
 /* src/cache.c: named blobs in the cache folder (ag__core_services.cache_read, cache_write). */
 void *ag__cache_blob_read(const char *name, const char *key, size_t *size);
 void ag__cache_blob_write(const char *name, const char *key, const void *data, size_t size);
-
-/* src/sparse.c: a matrix's device buffers, its entries and those of its longest row, for
-   operations that run their own kernels over it (azimuthal integration). */
-typedef struct ag__csr_parts {
-  ag_buffer *row_ptr, *col_idx, *values;
-  uint64_t nnz, longest;
-} ag__csr_parts;
-ag__csr_parts ag__csr_parts_of(const ag_csr *m);
 
 /* src/launch.c: a launch with arguments already resolved to backend handles, its range
    checked against the kernel's limit @p max_wg first. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "launch.h"
 
 ag__val ag__real_val(ag_dtype t, double value, void *bytes) {

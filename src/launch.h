@@ -6,7 +6,7 @@
 #ifndef AG_SRC_LAUNCH_H
 #define AG_SRC_LAUNCH_H
 
-#include "array.h"
+#include "seam/shared.h" /* struct ag_array, ag__family; nothing of the core's own */
 #include "../kernels_shared/dialect.h" /* ag_u32, ag_u64: the fixed types the lists name */
 
 /* A value whose type the kernel's dtype decides (an element, a real parameter): its bytes. */

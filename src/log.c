@@ -28,16 +28,28 @@ int ag__log_level(void) {
   return log_level;
 }
 
-void ag__log(int level, const char *fmt, ...) {
+/* Writes one line at @p level when ANYGPU_LOG asks for it. */
+static void log_v(int level, const char *fmt, va_list ap) {
   if (level > ag__log_level())
     return;
   static const char *tags[] = {"", "error", "warn", "info", "debug"};
-  va_list ap;
-  va_start(ap, fmt);
   flockfile(stderr);
   fprintf(stderr, "anygpu: %s: ", tags[level]);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   funlockfile(stderr);
+}
+
+void ag__log(int level, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  log_v(level, fmt, ap);
+  va_end(ap);
+}
+
+void ag__log_info(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  log_v(AG__LOG_INFO, fmt, ap);
   va_end(ap);
 }

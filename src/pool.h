@@ -2,6 +2,10 @@
 #ifndef AG_SRC_POOL_H
 #define AG_SRC_POOL_H
 
+#ifdef AG_SCIENCE_LAYER
+#error "src/pool.h is the core's own: a scientific layer includes src/seam/seam.h instead"
+#endif
+
 #include <pthread.h>
 
 #include "../backends/backend.h"

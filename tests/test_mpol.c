@@ -720,6 +720,11 @@ START_TEST(bad_input_is_refused_naming_the_argument) {
   CHECK_FAILS(ag_loss_nll_gridded(NULL, NULL, d, w, m, 1, l, gv, 0), AG_ERR_INVALID_ARGUMENT, "ag_loss_nll_gridded",
               "vis");
   CHECK_FAILS(ag_loss_nll_gridded(NULL, c, d, w, m, 1, l, gv, 0), AG_ERR_UNSUPPORTED, "ag_loss_nll_gridded", "vis");
+  /* the library's one message for an operand of a dtype the function does not take */
+  char want[160];
+  snprintf(want, sizeof want, "ag_loss_nll_gridded: vis is %s, which ag_loss_nll_gridded does not take (it takes c64 "
+           "and c128)", ag_dtype_name(ag_array_dtype(c)));
+  ck_assert_str_eq(ag_last_error(), want);
   CHECK_FAILS(ag_loss_nll_gridded(NULL, v, NULL, w, m, 1, l, gv, 0), AG_ERR_INVALID_ARGUMENT, "ag_loss_nll_gridded",
               "data");
   CHECK_FAILS(ag_loss_nll_gridded(NULL, v, c64o, w, m, 1, l, gv, 0), AG_ERR_MISMATCH, "ag_loss_nll_gridded", "data");
@@ -742,6 +747,8 @@ START_TEST(bad_input_is_refused_naming_the_argument) {
   /* sparsity, entropy, TV, TSV */
   CHECK_FAILS(ag_loss_sparsity(NULL, NULL, 1, l, g, 0), AG_ERR_INVALID_ARGUMENT, "ag_loss_sparsity", "cube");
   CHECK_FAILS(ag_loss_sparsity(NULL, i32, 1, l, g, 0), AG_ERR_UNSUPPORTED, "ag_loss_sparsity", "cube");
+  ck_assert_str_eq(ag_last_error(), "ag_loss_sparsity: cube is i32, which ag_loss_sparsity does not take (it takes f32 "
+                                    "and f64)");
   CHECK_FAILS(ag_loss_sparsity(NULL, v, 1, l, gv, 0), AG_ERR_UNSUPPORTED, "ag_loss_sparsity", "cube");
   CHECK_FAILS(ag_loss_sparsity(NULL, c, INFINITY, l, g, 0), AG_ERR_INVALID_ARGUMENT, "ag_loss_sparsity", "scale");
   CHECK_FAILS(ag_loss_sparsity(NULL, c, 1, l, cw, 0), AG_ERR_MISMATCH, "ag_loss_sparsity", "grad");

@@ -441,6 +441,9 @@ START_TEST(bad_optimiser_input_is_refused_naming_the_argument) {
   CHECK_OK(ag_array_create(dev, AG_I32, 1, &n, &xi));
   CHECK_OK(ag_array_create(dev, AG_C64, 1, &n, &xc));
   check_create_fails(&o, xi, AG_ERR_UNSUPPORTED, "param");
+  /* the library's one message for an operand of a dtype the function does not take */
+  ck_assert_str_eq(ag_last_error(),
+                   "ag_optimizer_create: param is i32, which ag_optimizer_create does not take (it takes f32 and f64)");
   check_create_fails(&o, xc, AG_ERR_UNSUPPORTED, "param");
   if (!info.fp64) {
     ag_array *x64 = NULL;

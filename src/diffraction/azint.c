@@ -9,7 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../launch.h"
+#include "seam.h"
 #include "azint_plan.h"
 #include "geometry.h"
 #define AG_SHAPES_ONLY
@@ -93,9 +93,9 @@ static ag_status check_options(const char *fn, ag_device *dev, const ag_poni *po
   if (*dtype != AG_F32 && *dtype != AG_F64)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: opt->dtype is %s; the engine runs in f32 or f64", fn,
                      ag_dtype_name(*dtype));
-  if (*dtype == AG_F64 && !dev->info.fp64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: opt->dtype is f64, which needs double precision, which %s (%s) lacks",
-                     fn, dev->info.spec, dev->info.name);
+  st = ag__check_fp64_arg(fn, "opt->dtype", dev, *dtype);
+  if (st != AG_OK)
+    return st;
   if ((st = ag__poni_check(fn, poni)) != AG_OK)
     return st;
   *rows = opt->rows ? opt->rows : poni->rows;
@@ -136,30 +136,14 @@ static double host_memory(void) {
 /* What an integrator of @p dtype on @p dev may take (ag__azint_fits); 0 in ag_device_info is
    unknown, and no limit. */
 static ag__azint_memory memory_of(const ag_device *dev, ag_dtype dtype) {
-  const ag_device_info *info = &dev->info;
+  const ag_device_info *info = ag__dev_info(dev);
   return (ag__azint_memory){.device = info->spec,
                             .global = info->global_memory ? (double)info->global_memory : INFINITY,
                             .largest = info->max_allocation ? (double)info->max_allocation : INFINITY,
                             .host = host_memory(),
                             .shared = info->type == AG_DEVICE_CPU,
-                            .walk = dev->traits.launch != AG__LAUNCH_GRID,
+                            .walk = ag__device_walks_in_chunks(dev),
                             .esize = ag_dtype_size(dtype)};
-}
-
-/* Host doubles as a new array of @p dtype on @p dev. */
-static ag_status to_device(ag_device *dev, ag_dtype dtype, size_t n, const double *v, ag_array **out) {
-  void *tmp = malloc(n * ag_dtype_size(dtype));
-  if (tmp == NULL)
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "no host memory for %zu values", n);
-  for (size_t k = 0; k < n; k++) {
-    if (dtype == AG_F32)
-      ((float *)tmp)[k] = (float)v[k];
-    else
-      ((double *)tmp)[k] = v[k];
-  }
-  ag_status st = ag_array_from_host(dev, dtype, 1, &n, tmp, out);
-  free(tmp);
-  return st;
 }
 
 /* a x b, rounded to float when @p f32. */
@@ -317,7 +301,7 @@ static ag_status walk_plan(const char *fn, ag__azint_plan *plan, const uint32_t 
 
 /* Whether a row is too long for the device's loop limit (docs/portability.md). */
 static bool beyond_loop_limit(const ag_integrator *in) {
-  uint64_t limit = in->dev->info.max_loop_iterations;
+  uint64_t limit = ag__dev_info(in->dev)->max_loop_iterations;
   return limit != 0 && ag__csr_parts_of(in->walk ? in->walk : in->a).longest >= limit - 1;
 }
 
@@ -326,7 +310,7 @@ static ag_status walk_sums(const char *fn, ag_integrator *in, const uint32_t *bi
 /* The walk (above) on CPU devices: integ->walk, integ->bin_of and integ->sums from @p plan
    (rewritten) and the pixels' normalisation @p norm (integ->norm already on the device). */
 static ag_status upload_walk(const char *fn, ag_integrator *in, ag__azint_plan *plan, const double *norm) {
-  if (in->dev->traits.launch == AG__LAUNCH_GRID)
+  if (!ag__device_walks_in_chunks(in->dev))
     return AG_OK;
   size_t nb = plan->nbins;
   uint32_t *bin_of = malloc(nb * sizeof *bin_of);
@@ -356,7 +340,7 @@ static ag_status upload_floats(const char *fn, ag_integrator *in, const float *s
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu pixels", fn, in->npix);
   for (size_t k = 0; k < in->npix; k++)
     tmp[k] = src[k];
-  ag_status st = to_device(in->dev, in->dtype, in->npix, tmp, out);
+  ag_status st = ag__array_from_doubles(in->dev, in->dtype, 1, &in->npix, tmp, out);
   free(tmp);
   return st == AG_OK ? st : ag__prefix(st, fn);
 }
@@ -382,7 +366,7 @@ static ag_status make_integrator(const char *fn, ag_device *dev, const ag_poni *
                               : static_norm(fn, poni, rows, cols, opt, dtype, norm);
   if (st == AG_OK)
     st = upload_matrix(fn, in, plan);
-  if (st == AG_OK && (st = to_device(dev, dtype, in->npix, norm, &in->norm)) != AG_OK)
+  if (st == AG_OK && (st = ag__array_from_doubles(dev, dtype, 1, &in->npix, norm, &in->norm)) != AG_OK)
     st = ag__prefix(st, fn);
   if (st == AG_OK) /* after the normalisation, which its static sums read */
     st = upload_walk(fn, in, plan, norm);
@@ -469,7 +453,8 @@ ag_status ag_integrator_create_from_csr(ag_device *dev, const ag_poni *poni, con
     return ag__prefix(st, fn);
   size_t nbins = opt->npt_rad * (opt->npt_azim ? opt->npt_azim : 1);
   if (info.dev != dev)
-    return ag__error(AG_ERR_MISMATCH, "%s: shares is on %s but dev is %s", fn, info.dev->info.spec, dev->info.spec);
+    return ag__error(AG_ERR_MISMATCH, "%s: shares is on %s but dev is %s", fn, ag__dev_info(info.dev)->spec,
+                     ag__dev_info(dev)->spec);
   if (info.rows != nbins || info.cols != rows * cols)
     return ag__error(AG_ERR_MISMATCH, "%s: shares is %zu x %zu, but the options ask for %zu bins of %zu x %zu pixels "
                      "(a matrix of %zu x %zu)", fn, info.rows, info.cols, nbins, rows, cols, nbins, rows * cols);
@@ -505,8 +490,8 @@ static ag_status check_frames(const char *fn, const ag_integrator *in, const ag_
   if (st != AG_OK)
     return st;
   if (frames->dev != in->dev)
-    return ag__error(AG_ERR_MISMATCH, "%s: frames is on %s but the integrator on %s", fn, frames->dev->info.spec,
-                     in->dev->info.spec);
+    return ag__error(AG_ERR_MISMATCH, "%s: frames is on %s but the integrator on %s", fn,
+                     ag__dev_info(frames->dev)->spec, ag__dev_info(in->dev)->spec);
   if (ag__dtype_is_complex(frames->dtype))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is %s; frames are real", fn, ag_dtype_name(frames->dtype));
   int nd = frames->ndim;
@@ -576,31 +561,31 @@ typedef struct pass {
 static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrator *in, const ag_array *frames,
                                   size_t batch, const pass *p, ag_integrate_result *r) {
   ag__csr_parts m = ag__csr_parts_of(in->walk ? in->walk : in->a);
-  uint64_t limit = in->dev->info.max_loop_iterations;
+  uint64_t limit = ag__dev_info(in->dev)->max_loop_iterations;
   if (beyond_loop_limit(in))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: a bin takes %llu pixels, and %s (%s) ends a work-item's loops after "
                      "%llu iterations (docs/portability.md, loop-limit)", fn, (unsigned long long)m.longest,
-                     in->dev->info.spec, in->dev->info.name, (unsigned long long)limit);
+                     ag__dev_info(in->dev)->spec, ag__dev_info(in->dev)->name, (unsigned long long)limit);
   char name[64];
   snprintf(name, sizeof name, "ag_azint_csr_%s_%s", ag_dtype_name(frames->dtype), ag_dtype_name(in->dtype));
   /* CPU devices take a batch AG_AZINT_FRAMES frames an item (the _frames kernel). */
-  bool grouped = in->dev->traits.launch != AG__LAUNCH_GRID && batch > 1;
+  bool grouped = ag__device_walks_in_chunks(in->dev) && batch > 1;
   uint64_t n = (uint64_t)in->nbins * (grouped ? (batch + AG_AZINT_FRAMES - 1) / AG_AZINT_FRAMES : batch);
   if (grouped)
     strcat(name, "_frames");
   ag__launch l = {.fn = fn, .q = q, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)frames->dtype,
                   .kernel = name, .form = AG__FORM_ITEMS, .n = n};
   ag_range range = {.dims = 1};
-  if (in->dev->traits.launch == AG__LAUNCH_GRID && m.nnz / LONG_ROWS >= in->nbins) {
+  if (!ag__device_walks_in_chunks(in->dev) && m.nnz / LONG_ROWS >= in->nbins) {
     strcat(name, "_rows");
     ag_status st = ag__launch_groups(&l, AG_AZINT_GROUP, &range);
     if (st != AG_OK)
       return st;
-  } else if (in->dev->traits.launch != AG__LAUNCH_GRID) {
+  } else if (ag__device_walks_in_chunks(in->dev)) {
     /* CPUs: some 32 work-groups a core (at least CPU_BINS bins each), which the threads take
        in turn, so that bins of many pixels (the outer rings of a 1-D integration) do not all
        land on one thread. */
-    uint64_t per = n / ((uint64_t)in->dev->info.compute_units * 32 + 1);
+    uint64_t per = n / ((uint64_t)ag__dev_info(in->dev)->compute_units * 32 + 1);
     range.local[0] = per > CPU_BINS ? per : CPU_BINS;
     range.global[0] = (n + range.local[0] - 1) / range.local[0] * range.local[0];
     l.range = &range;
@@ -668,9 +653,9 @@ ag_status ag_integrate(ag_queue *q, ag_integrator *in, const ag_array *frames, a
   ag_status st = check_frames(fn, in, frames, &batch);
   if (st != AG_OK)
     return st;
-  if (frames->dtype == AG_F64 && !in->dev->info.fp64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is f64, which needs double precision, which %s (%s) lacks", fn,
-                     in->dev->info.spec, in->dev->info.name);
+  st = ag__check_fp64_arg(fn, "frames", in->dev, frames->dtype);
+  if (st != AG_OK)
+    return st;
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, in->dev, &rq)) != AG_OK)
     return st;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "seam.h"
 #include "azint_plan.h"
 
 /* The areas are sums of many float32 roundings; matching pyFAI's needs the same operations in

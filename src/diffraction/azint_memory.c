@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../error.h"
+#include "seam.h"
 #include "azint_plan.h"
 
 /* Bytes as a user reads them. */

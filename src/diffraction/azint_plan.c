@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "seam.h"
 #include "azint_plan.h"
 
 #define PI 3.14159265358979323846 /* math.pi, numpy.pi */

@@ -2,8 +2,7 @@
    (azint.h, ag_integrate_split): ag_split_run() with an integrator per device as each device's
    state, and per chunk one ag_integrate() whose intensities are copied into the chunk's
    results. */
-#include "../array.h"
-#include "../error.h"
+#include "seam.h"
 
 static ag_status integ_setup(ag_device *dev, int device, void *user, void **state) {
   (void)device;

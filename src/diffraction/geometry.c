@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../error.h"
+#include "seam.h"
 #include "geometry.h"
 
 /* The same operations in the same order give the same doubles only if the compiler fuses none

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/template.h"
 #undef AG_SHAPES_ONLY
@@ -64,11 +64,11 @@ static ag_status check_ncc(const char *fn, const ag_array *image, const ag_array
     return ag__error(AG_ERR_MISMATCH, "%s: out must have shape {%zu, %zu, %zu} (pad_input %s)", fn, d->batch, d->ho,
                      d->wo, pad_input ? "true" : "false");
   }
-  uint64_t limit = image->dev->info.max_loop_iterations;
+  uint64_t limit = ag__dev_info(image->dev)->max_loop_iterations;
   if (limit != 0 && (d->h >= limit || d->w >= limit))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: templ is {%zu, %zu}, and %s (%s) ends a work-item's loops after %llu "
-                     "iterations (docs/portability.md, loop-limit)", fn, d->h, d->w, image->dev->info.spec,
-                     image->dev->info.name, (unsigned long long)limit);
+                     "iterations (docs/portability.md, loop-limit)", fn, d->h, d->w, ag__dev_info(image->dev)->spec,
+                     ag__dev_info(image->dev)->name, (unsigned long long)limit);
   return AG_OK;
 }
 

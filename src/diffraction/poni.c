@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../error.h"
+#include "seam.h"
 
 /* ---- the detectors a file may name without their pixel size --------------------------------- */
 

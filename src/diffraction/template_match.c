@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/template.h"
 #undef AG_SHAPES_ONLY
@@ -76,14 +76,12 @@ static void normalise(double *v, size_t n) {
 /* @p n doubles uploaded as f32 into out[0] and, where the device has double precision, as f64
    into out[1]. */
 static ag_status put_values(const char *fn, ag_device *dev, const double *v, size_t n, ag_buffer **out) {
-  float *f = malloc((n > 0 ? n : 1) * sizeof *f);
+  float *f = ag__doubles_as(AG_F32, n, v);
   if (f == NULL)
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory for the library's values", fn);
-  for (size_t k = 0; k < n; k++)
-    f[k] = (float)v[k];
   ag_status st = put(fn, dev, f, n, sizeof *f, &out[0]);
   free(f);
-  if (st == AG_OK && dev->info.fp64)
+  if (st == AG_OK && ag__dev_info(dev)->fp64)
     st = put(fn, dev, v, n, sizeof *v, &out[1]);
   return st;
 }
@@ -130,7 +128,7 @@ static ag_status check_library(const char *fn, ag_device *dev, size_t n_template
                        r[k] >= n_r ? "r" : "theta", k, r[k] >= n_r ? r[k] : theta[k],
                        r[k] >= n_r ? "n_r" : "n_theta", r[k] >= n_r ? n_r : n_theta);
   /* Each kernel loops over theta, radii, a template's spots or the templates in one work-item. */
-  uint64_t limit = dev->info.max_loop_iterations;
+  uint64_t limit = ag__dev_info(dev)->max_loop_iterations;
   if (limit == 0 || limit > ((uint64_t)1 << 32))
     limit = (uint64_t)1 << 32;
   size_t longest = 0;
@@ -141,8 +139,8 @@ static ag_status check_library(const char *fn, ag_device *dev, size_t n_template
                      : longest >= limit ? "a template's spot count" : NULL;
   if (over != NULL)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: %s reaches %llu, where %s (%s) ends a work-item's loops "
-                     "(docs/portability.md, loop-limit)", fn, over, (unsigned long long)limit, dev->info.spec,
-                     dev->info.name);
+                     "(docs/portability.md, loop-limit)", fn, over, (unsigned long long)limit, ag__dev_info(dev)->spec,
+                     ag__dev_info(dev)->name);
   return AG_OK;
 }
 
@@ -227,8 +225,8 @@ static ag_status check_output(const char *fn, const char *name, const ag_array *
   if (a == NULL)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn, name);
   if (a->dev != lib->dev)
-    return ag__error(AG_ERR_MISMATCH, "%s: %s is on %s but lib is on %s", fn, name, a->dev->info.spec,
-                     lib->dev->info.spec);
+    return ag__error(AG_ERR_MISMATCH, "%s: %s is on %s but lib is on %s", fn, name, ag__dev_info(a->dev)->spec,
+                     ag__dev_info(lib->dev)->spec);
   if (a->dtype != t && a->dtype != also)
     return ag__error(AG_ERR_MISMATCH, "%s: %s is %s, not %s%s%s", fn, name, ag_dtype_name(a->dtype), ag_dtype_name(t),
                      also != t ? " or " : "", also != t ? ag_dtype_name(also) : "");
@@ -252,8 +250,8 @@ static ag_status check_match(const char *fn, const ag_template_library *lib, con
     return st;
   AG__CHECK_NOT_NULL(fn, opt);
   if (polar->dev != lib->dev)
-    return ag__error(AG_ERR_MISMATCH, "%s: polar is on %s but lib is on %s", fn, polar->dev->info.spec,
-                     lib->dev->info.spec);
+    return ag__error(AG_ERR_MISMATCH, "%s: polar is on %s but lib is on %s", fn, ag__dev_info(polar->dev)->spec,
+                     ag__dev_info(lib->dev)->spec);
   if (polar->dtype != AG_F32 && polar->dtype != AG_F64)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: polar is %s; template matching takes f32 or f64", fn,
                      ag_dtype_name(polar->dtype));
@@ -298,7 +296,7 @@ static void scratch_free(match_scratch *s) {
    @p scores ([batch, count]); s->work and s->cut are made at the first call. Not on GPUs
    (use_cut), where the selection's one work-item per frame takes longer than every score
    counting its rank in parallel. */
-static bool use_cut(const ag_template_library *lib) { return lib->dev->traits.launch != AG__LAUNCH_GRID; }
+static bool use_cut(const ag_template_library *lib) { return ag__device_walks_in_chunks(lib->dev); }
 
 static ag_status cut_scores(const char *fn, ag_queue *q, const ag_template_library *lib, const ag_array *scores,
                             size_t batch, size_t count, size_t keep, match_scratch *s) {
@@ -329,7 +327,7 @@ static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_librar
                            (st = ag_sum(q, s->polar3, 1, s->psum)) != AG_OK)))
     return ag__prefix(st, fn);
   char name[64];
-  bool by_chunks = lib->dev->traits.launch != AG__LAUNCH_GRID;
+  bool by_chunks = ag__device_walks_in_chunks(lib->dev);
   size_t chunks = (lib->n_templates + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
   snprintf(name, sizeof name, by_chunks ? "ag_tm_prefilter_chunks_%s" : "ag_tm_prefilter_%s", ag_dtype_name(t));
   ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
@@ -353,7 +351,7 @@ static ag_status unroll(const char *fn, ag_queue *q, const ag_template_library *
   ag_dtype t = s->polar3->dtype;
   size_t width = 2 * lib->n_theta + AG_TM_CHUNK;
   const size_t rows_shape[3] = {batch, lib->n_r, width}, psum_shape[2] = {batch, lib->n_r};
-  bool by_rows = lib->dev->traits.launch != AG__LAUNCH_GRID;
+  bool by_rows = ag__device_walks_in_chunks(lib->dev);
   ag_status st;
   if ((st = ag_array_create(lib->dev, t, 3, rows_shape, &s->rows)) != AG_OK ||
       (by_rows && (st = ag_array_create(lib->dev, t, 2, psum_shape, &s->psum)) != AG_OK))
@@ -441,7 +439,7 @@ ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const a
      reported ag_tm_score reading uninitialised rows, most likely its records of buffers by
      number (tests/oclgrind.h), the rows' taken over by ag_sum's temporaries; not checked
      further. */
-  if ((lib->dev->traits.launch != AG__LAUNCH_GRID && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK) ||
+  if ((ag__device_walks_in_chunks(lib->dev) && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK) ||
       (prefiltered && (st = prefilter(fn, rq, lib, p, normalised, batch, keep, &s)) != AG_OK) ||
       (s.rows == NULL && (st = unroll(fn, rq, lib, batch, &s)) != AG_OK))
     goto done;

@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "rng.h"
-#include "../array.h"
-#include "../error.h"
+#include "seam.h"
 
 struct ag_batch_stream {
   ag_device *dev;

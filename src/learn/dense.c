@@ -133,9 +133,7 @@ ag_status ag_glorot_uniform(ag_queue *q, ag_array *w, uint64_t seed) {
     else
       ((double *)host)[i] = v;
   }
-  size_t off = 0;
-  ag_buffer *buf = ag_array_buffer(w, &off);
-  st = ag_buffer_write(rq, buf, off, host, w->size * es);
+  st = ag__array_write_host(rq, w, host, w->size * es);
   free(host);
   return st == AG_OK ? AG_OK : ag__prefix(st, fn);
 }

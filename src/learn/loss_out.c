@@ -3,8 +3,7 @@
 
 #include <math.h>
 
-#include "../array.h"
-#include "../error.h"
+#include "seam.h"
 
 ag_status ag__loss_check_out(const char *fn, const char *xname, const ag_array *x, double scale,
                              const ag_array *loss, const ag_array *grad, unsigned flags) {

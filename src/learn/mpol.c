@@ -10,9 +10,7 @@
 #include "anygpu/fft.h"
 #include "anygpu/learn.h"
 #include "loss_out.h"
-#include "../array.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/mpol.h"
 #undef AG_SHAPES_ONLY
@@ -35,18 +33,14 @@ typedef enum mpol_kind { MPOL_REAL, MPOL_COMPLEX } mpol_kind;
    AG_ERR_MISMATCH; f64 or c128 only on a device with double precision, else
    AG_ERR_UNSUPPORTED naming the argument. */
 static ag_status check_operand(const char *fn, const char *name, const ag_array *a, mpol_kind kind, int ndim) {
-  ag_status st = ag__check_array(fn, name, a);
+  ag_status st = ag__check_takes(fn, name, a, kind == MPOL_REAL ? AG__TAKES_REAL : AG__TAKES_COMPLEX);
   if (st != AG_OK)
     return st;
-  bool ok = kind == MPOL_REAL ? ag__dtype_is_float(a->dtype) : ag__dtype_is_complex(a->dtype);
-  if (!ok)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which %s does not take (it takes %s)", fn, name,
-                     ag_dtype_name(a->dtype), fn, kind == MPOL_REAL ? "f32 or f64" : "c64 or c128");
   if (ndim != 0 && a->ndim != ndim)
     return ag__error(AG_ERR_MISMATCH, "%s: %s is %d-D; it must be a cube [nchan][npix][npix]", fn, name, a->ndim);
-  if (ag__dtype_is_f64(a->dtype) && !a->dev->info.fp64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which needs double precision, which %s (%s) lacks", fn, name,
-                     ag_dtype_name(a->dtype), a->dev->info.spec, a->dev->info.name);
+  st = ag__check_fp64_arg(fn, name, a->dev, a->dtype);
+  if (st != AG_OK)
+    return st;
   return AG_OK;
 }
 

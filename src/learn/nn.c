@@ -27,12 +27,9 @@ _Static_assert(AG_ACT_IDENTITY == AG_NN_IDENTITY && AG_ACT_SIGMOID == AG_NN_SIGM
 /* ---- shared checks and launches (nn_launch.h) ------------------------------------------- */
 
 ag_status ag__nn_check_float(const char *fn, const char *name, const ag_array *a) {
-  ag_status st = ag__check_array(fn, name, a);
+  ag_status st = ag__check_takes(fn, name, a, AG__TAKES_REAL);
   if (st != AG_OK)
     return st;
-  if (a->dtype != AG_F32 && a->dtype != AG_F64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which %s does not take (it takes f32 and f64)", fn, name,
-                     ag_dtype_name(a->dtype), fn);
   return ag__check_fp64(fn, a->dev, a->dtype);
 }
 
@@ -100,12 +97,12 @@ static ag_status lines_of(const char *fn, const char *xn, const ag_array *x, int
     l.outer *= x->shape[d];
   for (int d = axis + 1; d < x->ndim; d++)
     l.inner *= x->shape[d];
-  uint64_t limit = x->dev->info.max_loop_iterations;
+  uint64_t limit = ag__dev_info(x->dev)->max_loop_iterations;
   if (limit != 0 && l.len > limit)
     return ag__error(AG_ERR_UNSUPPORTED,
                      "%s: axis %d of %s has %llu elements, more than one loop may run on %s (%llu): a line is one "
                      "work-item's",
-                     fn, axis, xn, (unsigned long long)l.len, x->dev->info.spec, (unsigned long long)limit);
+                     fn, axis, xn, (unsigned long long)l.len, ag__dev_info(x->dev)->spec, (unsigned long long)limit);
   *out = l;
   return AG_OK;
 }

@@ -3,7 +3,7 @@
 #ifndef AG_SRC_LEARN_NN_LAUNCH_H
 #define AG_SRC_LEARN_NN_LAUNCH_H
 
-#include "../launch.h"
+#include "seam.h"
 
 /* @p a (argument @p name of @p fn) present, f32 or f64, and the device computes in it. */
 ag_status ag__nn_check_float(const char *fn, const char *name, const ag_array *a);

@@ -9,9 +9,7 @@
 
 #include <anygpu.h>
 
-#include "../array.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/optim.h"
 #undef AG_SHAPES_ONLY
@@ -146,7 +144,7 @@ static ag_status check_like(const char *fn, const ag_optimizer *o, const char *n
     return st;
   if (a->dev != o->dev)
     return ag__error(AG_ERR_MISMATCH, "%s: %s is on %s but the optimiser's parameters are on %s", fn, name,
-                     a->dev->info.spec, o->dev->info.spec);
+                     ag__dev_info(a->dev)->spec, ag__dev_info(o->dev)->spec);
   if (a->dtype != o->dtype)
     return ag__error(AG_ERR_MISMATCH, "%s: %s is %s but the optimiser was made for %s", fn, name,
                      ag_dtype_name(a->dtype), ag_dtype_name(o->dtype));
@@ -174,12 +172,14 @@ ag_status ag_optimizer_create(const ag_optim_options *opt, const ag_array *param
   if (out == NULL)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
   *out = NULL;
-  if ((st = check_options(fn, opt)) != AG_OK || (st = ag__check_array(fn, "param", param)) != AG_OK)
+  st = check_options(fn, opt);
+  if (st != AG_OK)
     return st;
-  if (!ag__dtype_is_float(param->dtype))
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: param is %s; the optimisers take f32 and f64", fn,
-                     ag_dtype_name(param->dtype));
-  if ((st = ag__check_fp64(fn, param->dev, param->dtype)) != AG_OK)
+  st = ag__check_takes(fn, "param", param, AG__TAKES_REAL);
+  if (st != AG_OK)
+    return st;
+  st = ag__check_fp64(fn, param->dev, param->dtype);
+  if (st != AG_OK)
     return st;
   ag_optimizer *o = calloc(1, sizeof *o);
   if (o == NULL)
@@ -308,11 +308,10 @@ ag_status ag_optimizer_step(ag_queue *q, ag_optimizer *opt, ag_array *param, con
     return st;
   if (q != NULL && ag_queue_device(q) != opt->dev)
     return ag__error(AG_ERR_MISMATCH, "%s: q is a queue of %s but the optimiser's parameters are on %s", fn,
-                     ag_queue_device(q)->info.spec, opt->dev->info.spec);
+                     ag__dev_info(ag_queue_device(q))->spec, ag__dev_info(opt->dev)->spec);
   /* Each element's update reads its own gradient before writing its parameter; a gradient
      that shares memory with the parameter anywhere else would be read after it changed. */
-  if (param->size > 0 && param->store == grad->store && param->offset < grad->offset + grad->size &&
-      grad->offset < param->offset + param->size)
+  if (ag__arrays_overlap(param, grad))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: param and grad overlap in one buffer", fn);
   switch (opt->opt.kind) {
   case AG_OPTIM_SGD:

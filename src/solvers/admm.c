@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "admm.h"
-#include "../error.h"
+#include "seam.h"
 
 static void base_defaults(ag_admm_options *o) {
   memset(o, 0, sizeof *o);
@@ -173,8 +173,8 @@ static ag_status start_value(ag_solver *s, const char *fn, const char *name, con
   if ((st = ag__check_array(fn, name, init)) != AG_OK)
     return st;
   if (init->dev != s->dev)
-    return ag__error(AG_ERR_MISMATCH, "%s: %s is on %s, not on %s with the problem", fn, name, init->dev->info.spec,
-                     s->dev->info.spec);
+    return ag__error(AG_ERR_MISMATCH, "%s: %s is on %s, not on %s with the problem", fn, name,
+                     ag__dev_info(init->dev)->spec, ag__dev_info(s->dev)->spec);
   if (init->dtype != s->dtype || init->size != (*out)->size)
     return ag__error(AG_ERR_MISMATCH, "%s: %s is %s of %zu elements; the solver needs %s of %zu", fn, name,
                      ag_dtype_name(init->dtype), init->size, ag_dtype_name(s->dtype), (*out)->size);

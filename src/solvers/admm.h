@@ -13,7 +13,7 @@
 
 #include "anygpu/solvers.h"
 #include "anygpu/ops.h"
-#include "../array.h"
+#include "seam.h"
 
 typedef struct ag__solver_ops {
   const char *name;   /* "BPDN", for messages */

@@ -31,7 +31,7 @@
 #include "admm.h"
 #include "lapack.h"
 #include "anygpu/blas.h"
-#include "../error.h"
+#include "seam.h"
 
 typedef struct bpdn {
   ag_array *d, *s;   /* D (N, M) and S (N, K) */

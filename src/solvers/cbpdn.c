@@ -19,8 +19,7 @@
 
 #include "admm.h"
 #include "anygpu/fft.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/csc.h"
 #undef AG_SHAPES_ONLY
@@ -129,33 +128,13 @@ static void destroy(ag_solver *s) {
 static const ag__solver_ops cbpdn_ops = {
     .name = "ConvBPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .destroy = destroy};
 
-/* The complex values of @p a as doubles, in a new host array (the caller frees). */
-static ag_status spectrum_to_host(const ag_array *a, double **out) {
-  size_t n = 2 * ag_array_size(a);
-  double *d = malloc(n * sizeof *d);
-  float *f = a->dtype == AG_C64 ? malloc(n * sizeof *f) : NULL;
-  ag_status st = AG_OK;
-  if (d == NULL || (a->dtype == AG_C64 && f == NULL))
-    st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for the spectra");
-  else if (f == NULL)
-    st = ag_array_to_host(a, d, n * sizeof *d);
-  else if ((st = ag_array_to_host(a, f, n * sizeof *f)) == AG_OK)
-    for (size_t i = 0; i < n; i++)
-      d[i] = f[i];
-  free(f);
-  if (st != AG_OK)
-    free(d), d = NULL;
-  *out = d;
-  return st;
-}
-
 /* The largest |conj(Df) Sf| over signals, channels, filters and frequencies, channel by
    channel (not summed over them), as sporco computes it: its default lmbda is a tenth of it.
    Read back once, at creation. */
 static ag_status max_dhs(const cbpdn *p, double *out) {
   double *d = NULL, *sv = NULL;
   ag_status st;
-  if ((st = spectrum_to_host(p->df, &d)) == AG_OK && (st = spectrum_to_host(p->sf, &sv)) == AG_OK) {
+  if ((st = ag__array_to_doubles(p->df, &d)) == AG_OK && (st = ag__array_to_doubles(p->sf, &sv)) == AG_OK) {
     double mx = 0;
     size_t fr = p->n0 * p->nh;
     for (size_t k = 0; k < p->k; k++)

@@ -8,20 +8,13 @@
 
 #include "anygpu/solvers.h"
 #include "anygpu/ops.h"
-#include "../array.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/csc.h"
 #undef AG_SHAPES_ONLY
 
 AG__SHAPE_LAUNCHER(launch_gram, AG_SHAPE_CSC_GRAM)
 AG__SHAPE_LAUNCHER(launch_solve, AG_SHAPE_CSC_SOLVE)
-
-static bool overlap(const ag_array *a, const ag_array *b) {
-  return a->store != NULL && a->store == b->store && a->offset < b->offset + b->size &&
-         b->offset < a->offset + a->size;
-}
 
 /* Checks the arguments of @p fn, whose ah has @p vdims axes before its frequencies: 1 ([M][F],
    sm) or 2 ([C][M][F], ism), possibly after a leading axis of K systems. Sets the sizes: k
@@ -62,7 +55,7 @@ static ag_status check_args(const char *fn, int vdims, const ag_array *ah, doubl
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: rho is %g; it must be positive and finite", fn, rho);
   if (*c == 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: ah has no vectors (C = 0)", fn);
-  if (overlap(x, ah))
+  if (ag__arrays_overlap(x, ah))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x and ah overlap in one buffer", fn);
   return AG_OK;
 }
@@ -85,7 +78,7 @@ static ag_status solve(const char *fn, int vdims, ag_queue *q, const ag_array *a
   ag__launch l = {.fn = fn, .q = q, .dev = ah->dev, .family = AG__FAMILY_csc, .variant = (int)ah->dtype,
                   .kernel = name, .form = AG__FORM_ITEMS, .n = g * f};
   /* x overlapping b: the solve reads all of b before it writes x, from a copy */
-  if (overlap(x, b) && ((st = ag_array_create(b->dev, b->dtype, b->ndim, b->shape, &bc)) != AG_OK ||
+  if (ag__arrays_overlap(x, b) && ((st = ag_array_create(b->dev, b->dtype, b->ndim, b->shape, &bc)) != AG_OK ||
                         (st = ag_copy(q, b, bc)) != AG_OK))
     goto prefixed;
   if (bc != NULL)

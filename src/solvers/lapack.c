@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "lapack.h"
-#include "../error.h"
+#include "seam.h"
 
 /* LAPACK's Fortran interface, with gfortran's hidden lengths of the character arguments. */
 void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w, double *work,

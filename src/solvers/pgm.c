@@ -9,8 +9,7 @@
 #include <string.h>
 
 #include "pgm.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 
 AG__SHAPE_LAUNCHER(launch_redot, AG_SHAPE_PGM_REDOT)
 
@@ -107,8 +106,8 @@ ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_solver_kind kind, const 
       return st;
     if (x0->dev != dev || x0->dtype != t || x0->size != s->x->size)
       return ag__error(AG_ERR_MISMATCH, "%s: opt->x0 is %s of %zu elements on %s; the solver needs %s of %zu on %s", fn,
-                       ag_dtype_name(x0->dtype), x0->size, x0->dev->info.spec, ag_dtype_name(t), s->x->size,
-                       dev->info.spec);
+                       ag_dtype_name(x0->dtype), x0->size, ag__dev_info(x0->dev)->spec, ag_dtype_name(t), s->x->size,
+                       ag__dev_info(dev)->spec);
     if ((st = ag_copy(q, x0, s->x)) != AG_OK)
       return ag__prefix(st, fn);
   }

@@ -11,8 +11,7 @@
 
 #include "pgm.h"
 #include "anygpu/fft.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 
 AG__SHAPE_LAUNCHER(launch_grad, AG_SHAPE_PGM_GRAD)
 AG__SHAPE_LAUNCHER(launch_resid, AG_SHAPE_PGM_RESID)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/prox.h"
 #undef AG_SHAPES_ONLY
@@ -37,13 +37,9 @@ void dsyevr_(const char *jobz, const char *range, const char *uplo, const int *n
 
 /* v (argument @p vn) of a float or complex dtype, or of a real float dtype when @p real_only. */
 static ag_status check_float(const char *fn, const char *vn, const ag_array *v, bool real_only) {
-  ag_status st = ag__check_array(fn, vn, v);
+  ag_status st = ag__check_takes(fn, vn, v, real_only ? AG__TAKES_REAL : AG__TAKES_FLOAT);
   if (st != AG_OK)
     return st;
-  bool ok = ag__dtype_is_float(v->dtype) || (!real_only && ag__dtype_is_complex(v->dtype));
-  if (!ok)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s is %s, which %s does not take (it takes %s)", fn, vn,
-                     ag_dtype_name(v->dtype), fn, real_only ? "f32 and f64" : "f32, f64, c64 and c128");
   return ag__check_fp64(fn, v->dev, v->dtype);
 }
 
@@ -117,8 +113,8 @@ static ag_status l2_lines(const char *fn, ag_queue *q, const ag_array *v, bool u
   if (st != AG_OK)
     return st;
   lines ln = lines_of(v, axis);
-  uint64_t count = ln.outer * ln.inner, limit = dev->info.max_loop_iterations;
-  uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  uint64_t count = ln.outer * ln.inner, limit = ag__dev_info(dev)->max_loop_iterations;
+  uint64_t units = ag__dev_info(dev)->compute_units > 0 ? (uint64_t)ag__dev_info(dev)->compute_units : 1;
   unsigned char pl1[8], pa[8];
   ag__val vl1 = ag__real_val(v->dtype, l1, pl1), va = ag__real_val(v->dtype, alpha, pa);
   char name[64];
@@ -332,8 +328,8 @@ static ag_status svt_device(const char *fn, ag_queue *q, const ag_array *v, doub
   if (st == AG_OK && !all_finite(AG_F64, lam, g))
     st = ag__error(AG_ERR_DEVICE, "%s: the Gram matrix's eigenvalues are not all finite", fn);
   if (st != AG_OK) {
-    ag__log(AG__LOG_INFO, "%s: %s: the eigensolver's path failed (%s); LAPACK on the host instead", fn,
-            dev->info.spec, ag_last_error());
+    ag__log_info("%s: %s: the eigensolver's path failed (%s); LAPACK on the host instead", fn,
+            ag__dev_info(dev)->spec, ag_last_error());
     goto done;
   }
   /* Ascending: those above the threshold are the last r; sv largest first, zeros after. */
@@ -351,7 +347,7 @@ static ag_status svt_device(const char *fn, ag_queue *q, const ag_array *v, doub
   } else {
     size_t ts[2] = {tall ? m : n, r};
     if ((st = ag_array_slice(gm, g - r, r, &wr)) == AG_OK && (st = ag_array_create(dev, AG_F64, 1, &r, &d)) == AG_OK &&
-        (st = ag_buffer_write(q, d->store->buf, d->offset * sizeof *lam, lam, r * sizeof *lam)) == AG_OK &&
+        (st = ag__array_write_host(q, d, lam, r * sizeof *lam)) == AG_OK &&
         (st = ag_array_create(dev, AG_F64, 2, ts, &t)) == AG_OK &&
         (st = ag_gemm(q, tall ? AG_NO_TRANS : AG_TRANS, AG_TRANS, 1.0, v, wr, 0.0, t)) == AG_OK &&
         (st = ag_mul(q, t, d, t)) == AG_OK)
@@ -359,7 +355,7 @@ static ag_status svt_device(const char *fn, ag_queue *q, const ag_array *v, doub
                 : ag_gemm(q, AG_TRANS, AG_TRANS, 1.0, wr, t, 0.0, out);
   }
   if (st == AG_OK && sv != NULL)
-    st = ag_buffer_write(q, sv->store->buf, sv->offset * sizeof *s, s, g * sizeof *s);
+    st = ag__array_write_host(q, sv, s, g * sizeof *s);
 done:
   /* their memory waits for the queue */
   ag_array_free(t);
@@ -459,9 +455,9 @@ ag_status ag_prox_nuclear(ag_queue *q, const ag_array *v, double alpha, ag_array
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)cols, (int)k, 1.0, u, (int)rows, vt,
                 (int)k, 0.0, b, (int)rows);
 write:
-  st = ag__prefix(ag_buffer_write(rq, out->store->buf, out->offset * es, b, m * n * es), fn);
+  st = ag__prefix(ag__array_write_host(rq, out, b, m * n * es), fn);
   if (st == AG_OK && sv != NULL)
-    st = ag__prefix(ag_buffer_write(rq, sv->store->buf, sv->offset * es, s, k * es), fn);
+    st = ag__prefix(ag__array_write_host(rq, sv, s, k * es), fn);
 done:
   free(a);
   free(s);
@@ -473,19 +469,12 @@ done:
 
 /* ---- finite differences ------------------------------------------------------------------- */
 
-/* Whether the memory of @p a and @p b overlaps. */
-static bool overlap(const ag_array *a, const ag_array *b) {
-  if (a->store == NULL || b->store == NULL || a->store->buf != b->store->buf)
-    return false;
-  return a->offset < b->offset + b->size && b->offset < a->offset + a->size;
-}
-
 static ag_status grad(const char *fn, const char *base, ag_queue *q, const ag_array *x, int axis, ag_array *out) {
   ag_status st;
   if ((st = check_float(fn, "x", x, false)) != AG_OK || (st = check_axis(fn, "x", x, axis, false)) != AG_OK ||
       (st = check_like(fn, "x", x, "out", out)) != AG_OK)
     return st;
-  if (overlap(x, out))
+  if (ag__arrays_overlap(x, out))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out overlaps x in memory; it must not (each element reads a "
                      "neighbour)", fn);
   if (x->size == 0)
@@ -528,7 +517,8 @@ static ag_status metric_sums_of(const char *fn, ag_queue *q, const ag_array *ref
   /* Parts: enough to fill the device, few enough that reading them back is cheap, and none
      looping past the device's limit. GPUs interleave the parts' elements, so neighbouring
      work-items read neighbouring addresses; CPUs give each part a contiguous stretch. */
-  uint64_t total = ref->size, units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
+  uint64_t total = ref->size;
+  uint64_t units = ag__dev_info(dev)->compute_units > 0 ? (uint64_t)ag__dev_info(dev)->compute_units : 1;
   uint64_t parts = (total + 4095) / 4096, most = units * 64, least = ag__loop_items(dev, total);
   if (parts > most)
     parts = most;
@@ -536,7 +526,7 @@ static ag_status metric_sums_of(const char *fn, ag_queue *q, const ag_array *ref
     parts = least;
   uint64_t steps = (total + parts - 1) / parts;
   parts = (total + steps - 1) / steps;
-  bool interleave = dev->traits.launch == AG__LAUNCH_GRID;
+  bool interleave = !ag__device_walks_in_chunks(dev);
   size_t nvals = (size_t)parts * AG_PX_PART_VALUES;
   ag_array *part = NULL;
   if ((st = ag_array_create(dev, ref->dtype, 1, &nvals, &part)) != AG_OK)

@@ -13,7 +13,7 @@
 
 #include "admm.h"
 #include "anygpu/prox.h"
-#include "../error.h"
+#include "seam.h"
 
 typedef struct rpca {
   ag_array *s;      /* S */

@@ -19,8 +19,7 @@
 
 #include "admm.h"
 #include "anygpu/prox.h"
-#include "../error.h"
-#include "../launch.h"
+#include "seam.h"
 #define AG_SHAPES_ONLY
 #include "../../kernels_shared/tv.h"
 #undef AG_SHAPES_ONLY
