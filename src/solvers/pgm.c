@@ -92,7 +92,11 @@ ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_queue *q, ag_device *dev
     p->opt.step_policy = AG_PGM_STEP_FIXED; /* sporco: "only Backtrack will be used" */
   /* what the base's loop reads */
   s->max_iter = o->max_iter, s->fast_solve = o->fast_solve;
-  if ((st = ag__solver_make_scalars(s)) != AG_OK || (st = ag__solver_array(s, xndim, xshape, &s->x)) != AG_OK)
+  st = ag__solver_make_scalars(s);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  st = ag__solver_array(s, xndim, xshape, &s->x);
+  if (st != AG_OK)
     return ag__prefix(st, fn);
   const ag_array *x0 = o->x0;
   p->opt.x0 = NULL; /* copied below; the caller's array is not kept */
@@ -122,7 +126,11 @@ ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_queue *q, ag_device *dev
       return ag__prefix(st, fn);
   if (dots && (st = ag_array_create(dev, t, fndim, fshape, &p->re)) != AG_OK)
     return ag__prefix(st, fn);
-  if ((st = ops->dft(s, s->x, p->xf)) != AG_OK || (st = ag_copy(q, p->xf, p->yf)) != AG_OK)
+  st = ops->dft(s, s->x, p->xf);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  st = ag_copy(q, p->xf, p->yf);
+  if (st != AG_OK)
     return ag__prefix(st, fn);
   return AG_OK;
 }
@@ -157,7 +165,11 @@ static void objfn_of(const ag_solver *s, const double v[2], double out[3]) {
 static ag_status eval_objfn(ag_solver *s, double out[3]) {
   double v[2];
   ag_status st;
-  if ((st = objfn_norms(s, 0)) != AG_OK || (st = ag__solver_scalars(s, 2, v)) != AG_OK)
+  st = objfn_norms(s, 0);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_scalars(s, 2, v);
+  if (st != AG_OK)
     return st;
   objfn_of(s, v, out);
   return AG_OK;
@@ -171,17 +183,34 @@ static ag_status step_size(ag_solver *s) {
   double v[2];
   if (p->opt.step_policy == AG_PGM_STEP_CAUCHY) {
     /* g^H H g / g^H g with H = D^H D: ||D g||^2 / ||g||^2 over the raw half spectra */
-    if ((st = p->ops->fid_norm(s, p->gf, 0, s->scal_view[0])) != AG_OK ||
-        (st = ag_nrm2(s->q, p->gf, AG_AXIS_ALL, s->scal_view[1])) != AG_OK || (st = ag__solver_scalars(s, 2, v)) != AG_OK)
+    st = p->ops->fid_norm(s, p->gf, 0, s->scal_view[0]);
+    if (st != AG_OK)
+      return st;
+    st = ag_nrm2(s->q, p->gf, AG_AXIS_ALL, s->scal_view[1]);
+    if (st != AG_OK)
+      return st;
+    st = ag__solver_scalars(s, 2, v);
+    if (st != AG_OK)
       return st;
     p->l = (v[0] * v[0]) / (v[1] * v[1]);
     return AG_OK;
   }
   /* Barzilai-Borwein: dx = X^ - X^stored, dg = g - g_stored, L = |dg|^2 / re(dx^H dg), kept
      when negative */
-  if ((st = ag_sub(s->q, p->xf, p->bbx, p->w1)) != AG_OK || (st = ag_sub(s->q, p->gf, p->bbg, p->w2)) != AG_OK ||
-      (st = redot(s, p->w1, p->w2, s->scal_view[0])) != AG_OK ||
-      (st = ag_nrm2(s->q, p->w2, AG_AXIS_ALL, s->scal_view[1])) != AG_OK || (st = ag__solver_scalars(s, 2, v)) != AG_OK)
+  st = ag_sub(s->q, p->xf, p->bbx, p->w1);
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, p->gf, p->bbg, p->w2);
+  if (st != AG_OK)
+    return st;
+  st = redot(s, p->w1, p->w2, s->scal_view[0]);
+  if (st != AG_OK)
+    return st;
+  st = ag_nrm2(s->q, p->w2, AG_AXIS_ALL, s->scal_view[1]);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_scalars(s, 2, v);
+  if (st != AG_OK)
     return st;
   double l = (v[1] * v[1]) / v[0];
   if (!(l < 0.0))
@@ -201,14 +230,27 @@ static ag_status xstep(ag_solver *s, bool have_grad) {
   if (p->opt.step_policy != AG_PGM_STEP_FIXED) {
     if (s->k > 1 && (st = step_size(s)) != AG_OK)
       return st;
-    if (p->opt.step_policy == AG_PGM_STEP_BB &&
-        ((st = ag_copy(s->q, p->xf, p->bbx)) != AG_OK || (st = ag_copy(s->q, p->gf, p->bbg)) != AG_OK))
-      return st;
+    if (p->opt.step_policy == AG_PGM_STEP_BB) {
+      st = ag_copy(s->q, p->xf, p->bbx);
+      if (st != AG_OK)
+        return st;
+      st = ag_copy(s->q, p->gf, p->bbg);
+      if (st != AG_OK)
+        return st;
+    }
   }
-  if ((st = ag_axpby(s->q, 1.0, p->yf, -(1.0 / p->l), p->gf, p->vf)) != AG_OK || (st = p->ops->prox(s, p->vf, p->xf)) != AG_OK)
+  st = ag_axpby(s->q, 1.0, p->yf, -(1.0 / p->l), p->gf, p->vf);
+  if (st != AG_OK)
+    return st;
+  st = p->ops->prox(s, p->vf, p->xf);
+  if (st != AG_OK)
     return st;
   if (p->opt.monotone && s->k > 0) {
-    if ((st = ag_copy(s->q, p->xf, p->zzf)) != AG_OK || (st = eval_objfn(s, p->objfn)) != AG_OK)
+    st = ag_copy(s->q, p->xf, p->zzf);
+    if (st != AG_OK)
+      return st;
+    st = eval_objfn(s, p->objfn);
+    if (st != AG_OK)
       return st;
     if (p->objfn_prev[0] < p->objfn[0]) {
       if ((st = ag_copy(s->q, p->xfprv, p->xf)) != AG_OK)
@@ -243,8 +285,11 @@ static ag_status ystep(ag_solver *s) {
     return st;
   if (!(p->opt.monotone && s->k > 0))
     return ag_axpby(s->q, 1.0, p->xf, (tprv - 1.0) / p->t, p->w1, p->yf);
-  if ((st = ag_sub(s->q, p->zzf, p->xf, p->w2)) != AG_OK ||
-      (st = ag_axpby(s->q, 1.0, p->xf, tprv / p->t, p->w2, p->yf)) != AG_OK)
+  st = ag_sub(s->q, p->zzf, p->xf, p->w2);
+  if (st != AG_OK)
+    return st;
+  st = ag_axpby(s->q, 1.0, p->xf, tprv / p->t, p->w2, p->yf);
+  if (st != AG_OK)
     return st;
   return ag_axpby(s->q, 1.0, p->yf, (tprv - 1.0) / p->t, p->w1, p->yf);
 }
@@ -256,12 +301,25 @@ static ag_status f_and_q(ag_solver *s, double *fy, double *f, double *q) {
   ag_status st;
   double v[4];
   size_t n = isnan(*fy) ? 4 : 3;
-  if ((st = p->ops->fid_norm(s, p->xf, AG_PGM_WITH_S, s->scal_view[0])) != AG_OK ||
-      (st = ag_sub(s->q, p->xf, p->yf, p->w1)) != AG_OK ||
-      (st = ag_nrm2(s->q, p->w1, AG_AXIS_ALL, s->scal_view[1])) != AG_OK ||
-      (st = redot(s, p->w1, p->gf, s->scal_view[2])) != AG_OK ||
-      (n == 4 && (st = p->ops->fid_norm(s, p->yf, AG_PGM_WITH_S, s->scal_view[3])) != AG_OK) ||
-      (st = ag__solver_scalars(s, n, v)) != AG_OK)
+  st = p->ops->fid_norm(s, p->xf, AG_PGM_WITH_S, s->scal_view[0]);
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, p->xf, p->yf, p->w1);
+  if (st != AG_OK)
+    return st;
+  st = ag_nrm2(s->q, p->w1, AG_AXIS_ALL, s->scal_view[1]);
+  if (st != AG_OK)
+    return st;
+  st = redot(s, p->w1, p->gf, s->scal_view[2]);
+  if (st != AG_OK)
+    return st;
+  if (n == 4) {
+    st = p->ops->fid_norm(s, p->yf, AG_PGM_WITH_S, s->scal_view[3]);
+    if (st != AG_OK)
+      return st;
+  }
+  st = ag__solver_scalars(s, n, v);
+  if (st != AG_OK)
     return st;
   if (n == 4)
     *fy = 0.5 * v[3] * v[3];
@@ -281,7 +339,11 @@ static ag_status backtrack_standard(ag_solver *s) {
   double fy = NAN, f = NAN, q = NAN;
   int n = 0;
   for (bool search = true; search && n < p->opt.backtrack.maxiter; n++) {
-    if ((st = xstep(s, true)) != AG_OK || (st = f_and_q(s, &fy, &f, &q)) != AG_OK)
+    st = xstep(s, true);
+    if (st != AG_OK)
+      return st;
+    st = f_and_q(s, &fy, &f, &q);
+    if (st != AG_OK)
       return st;
     if (f <= q)
       search = false;
@@ -310,9 +372,17 @@ static ag_status backtrack_robust(ag_solver *s) {
     t = (1.0 + sqrt(1.0 + 4.0 * p->l * p->tk)) / (2.0 * p->l);
     tt = p->tk + t;
     double fy = NAN;
-    if ((st = ag_axpby(s->q, p->tk, p->xfprv, t, p->zrb, p->yf)) != AG_OK ||
-        (st = ag_div_scalar(s->q, p->yf, tt, p->yf)) != AG_OK || (st = xstep(s, false)) != AG_OK ||
-        (st = f_and_q(s, &fy, &f, &q)) != AG_OK)
+    st = ag_axpby(s->q, p->tk, p->xfprv, t, p->zrb, p->yf);
+    if (st != AG_OK)
+      return st;
+    st = ag_div_scalar(s->q, p->yf, tt, p->yf);
+    if (st != AG_OK)
+      return st;
+    st = xstep(s, false);
+    if (st != AG_OK)
+      return st;
+    st = f_and_q(s, &fy, &f, &q);
+    if (st != AG_OK)
       return st;
     if (f <= q)
       search = false;

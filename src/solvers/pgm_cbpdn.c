@@ -51,10 +51,17 @@ static ag_status prox(ag_solver *s, const ag_array *vf, ag_array *xf) {
   ag__pgm *g = ag__pgm_of(s);
   const ag_pgm_options *o = &g->opt;
   ag_status st;
-  if ((st = ag_irfft(s->q, vf, 2, AG_FFT_BACKWARD, p->v)) != AG_OK ||
-      (st = ag_soft_threshold(s->q, p->v, (s->lmbda / g->l) * o->l1_weight, s->x)) != AG_OK ||
-      (o->nonneg && (st = ag_maximum_scalar(s->q, s->x, 0.0, s->x)) != AG_OK))
+  st = ag_irfft(s->q, vf, 2, AG_FFT_BACKWARD, p->v);
+  if (st != AG_OK)
     return st;
+  st = ag_soft_threshold(s->q, p->v, (s->lmbda / g->l) * o->l1_weight, s->x);
+  if (st != AG_OK)
+    return st;
+  if (o->nonneg) {
+    st = ag_maximum_scalar(s->q, s->x, 0.0, s->x);
+    if (st != AG_OK)
+      return st;
+  }
   if (o->no_bndry_cross) {
     char name[48];
     ag__launch l = pgm_launch(s, "ag_pgm_nobndry", s->dtype, name, sizeof name, s->x->size);
@@ -123,10 +130,23 @@ static ag_status default_lmbda(ag_solver *s, double *out) {
   ag_array *a = NULL;
   ag_status st;
   double mx = 0;
-  if ((st = ag_fill(s->q, g->w1, 0.0)) == AG_OK && (st = grad(s, g->w1, g->gf)) == AG_OK &&
-      (st = ag_array_create(s->dev, s->dtype, ag_array_ndim(g->gf), ag_array_shape(g->gf), &a)) == AG_OK &&
-      (st = ag_abs(s->q, g->gf, a)) == AG_OK && (st = ag_max(s->q, a, AG_AXIS_ALL, s->scal_view[0])) == AG_OK)
-    st = ag__solver_scalars(s, 1, &mx);
+  st = ag_fill(s->q, g->w1, 0.0);
+  if (st != AG_OK)
+    goto done;
+  st = grad(s, g->w1, g->gf);
+  if (st != AG_OK)
+    goto done;
+  st = ag_array_create(s->dev, s->dtype, ag_array_ndim(g->gf), ag_array_shape(g->gf), &a);
+  if (st != AG_OK)
+    goto done;
+  st = ag_abs(s->q, g->gf, a);
+  if (st != AG_OK)
+    goto done;
+  st = ag_max(s->q, a, AG_AXIS_ALL, s->scal_view[0]);
+  if (st != AG_OK)
+    goto done;
+  st = ag__solver_scalars(s, 1, &mx);
+done:
   ag_array_free(a);
   *out = 0.1 * mx;
   return st;
