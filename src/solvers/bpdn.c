@@ -22,7 +22,9 @@
    ||D Y - S|| = ||diag(l)^1/2 V^T Y - W^T S|| instead, and the same V^T Y gives the next x step
    its V^T C = V^T Y - V^T U, with V^T U carried along U's own update
      U' = (U + relax X + (1 - relax) Yprev - Y) rho / rho'
-   in r x K arrays: two products an iteration (V^T Y, V Z) where there were three. */
+   in r x K arrays: two products an iteration (V^T Y, V Z) where there were three. Both are
+   brought up to date at the two points where the ADMM iteration changes Y and U, its
+   after_ustep and rhochange hooks (admm.h), and nowhere else. */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
