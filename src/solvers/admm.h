@@ -29,8 +29,8 @@ typedef struct ag__admm_ops {
      reads Y or U (the residuals, the objective, the rho update, the next x step): X is this
      iteration's x step's, Y and U the new ones, Yprev the old Y. A problem that keeps
      products of Y or U between iterations (BPDN's V^T Y and V^T U) brings them up to date
-     here; the iteration changes Y and U nowhere else but in rhochange's U scaling. NULL:
-     nothing kept. */
+     here. From here to the next x step the iteration leaves Y alone and changes U only when
+     AutoRho rescales it, and then calls rhochange. NULL: nothing kept. */
   ag_status (*after_ustep)(ag_solver *s);
   /* Replaces the default residuals (sporco's rsdl_r, rsdl_s, rsdl_rn, rsdl_sn): the norms of
      the primal residual r and dual residual s, and of their normalisations rn and sn, each
