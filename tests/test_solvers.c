@@ -122,6 +122,59 @@ START_TEST(bpdn_linear_solves_are_accurate_as_rho_changes) {
 }
 END_TEST
 
+/* A wide D (N < M, nothing left out of V) takes BPDN's products through V: V^T Y and V^T U
+   are carried from one iteration to the next (updated after U's update and when rho changes),
+   not recomputed. The same problem with D and S padded by zero rows to a square D takes the
+   direct path, with products of the current Y and U: each iteration's ObjFun, r, s and rho
+   agree to 1e-8 relative in f64 (two eigendecompositions' rounding, grown over 40 iterations;
+   a cache one iteration stale differs in the first digit), 1e-3 in f32 (where the device has
+   no f64), with rho changing at every iteration (AutoRho period 1), with relax 1.8 and the
+   objective at Y (the default, which reads V^T Y), and with relax 1 and the objective at X. */
+START_TEST(bpdn_products_carried_through_v_match_the_direct_path_as_rho_changes) {
+  ag_device *dev = test_device(_i);
+  ag_dtype t = best_dtype(dev);
+  enum { N = 12, M = 24, K = 3 };
+  double dv[M * M] = {0}, sv[M * K] = {0};
+  randn(dv, N * M, 41), randn(sv, N * K, 42); /* rows N..M-1 stay zero */
+  for (int variant = 0; variant < 2; variant++) {
+    ag_admm_options opt;
+    ck_assert_int_eq(ag_solver_options_default(AG_SOLVER_BPDN, &opt), AG_OK);
+    opt.max_iter = 40, opt.rel_stop_tol = 0, opt.auto_rho.period = 1;
+    if (variant == 1)
+      opt.relax = 1.0, opt.f_eval_x = true, opt.g_eval_y = false;
+    ag_solver *b[2] = {NULL, NULL};
+    for (int padded = 0; padded < 2; padded++) {
+      size_t n = padded ? M : N;
+      ag_array *d = sv_upload(dev, t, 2, (size_t[]){n, M}, dv), *s = sv_upload(dev, t, 2, (size_t[]){n, K}, sv);
+      ck_assert_msg(ag_bpdn_create(NULL, d, s, 0.1, &opt, &b[padded]) == AG_OK, "%s: %s", test_label(),
+                    ag_last_error());
+      ck_assert_msg(ag_solver_solve(b[padded]) == AG_OK, "%s: %s", test_label(), ag_last_error());
+      ag_array_free(d), ag_array_free(s);
+    }
+    const ag_iter_stats *hv, *hd;
+    ck_assert_uint_eq(ag_solver_history(b[0], &hv), 40);
+    ck_assert_uint_eq(ag_solver_history(b[1], &hd), 40);
+    double tol = t == AG_F64 ? 1e-8 : 1e-3, worst = 0;
+    size_t changes = 0;
+    for (size_t k = 0; k < 40; k++) {
+      double pairs[4][2] = {{hv[k].obj, hd[k].obj}, {hv[k].r, hd[k].r}, {hv[k].s, hd[k].s}, {hv[k].rho, hd[k].rho}};
+      for (int f = 0; f < 4; f++) {
+        double rel = fabs(pairs[f][0] - pairs[f][1]) / fmax(fabs(pairs[f][1]), 1e-300);
+        worst = fmax(worst, rel);
+        ck_assert_msg(rel < tol, "%s: %s variant %d iteration %zu: field %d is %.12g through V, %.12g directly",
+                      test_label(), ag_dtype_name(t), variant, k, f, pairs[f][0], pairs[f][1]);
+      }
+      changes += k > 0 && hv[k].rho != hv[k - 1].rho;
+    }
+    ck_assert_msg(changes >= 10, "%s: rho changed %zu times in 40 iterations, too few to test its hook", test_label(),
+                  changes);
+    printf("%s: %s variant %d: rho changed %zu times, largest relative difference %.2g\n", test_label(),
+           ag_dtype_name(t), variant, changes, worst);
+    ag_solver_destroy(b[0]), ag_solver_destroy(b[1]);
+  }
+}
+END_TEST
+
 /* The Lasso's optimality conditions at the solution of a problem with many signals: with
    g = D^T (S - D Y), g_i = lmbda sign(y_i) where y_i != 0 and |g_i| <= lmbda elsewhere, to
    2e-3 lmbda in f64 and 2e-2 lmbda in f32 at RelStopTol 1e-6 (f64 where the device has it,
@@ -743,6 +796,8 @@ void suite_build(Suite *s, const char *backend) {
   }
   add_device_test(s, "bpdn reaches sporco's pinned values", bpdn_reaches_sporcos_pinned_values);
   add_device_test(s, "bpdn linear solves are accurate as rho changes", bpdn_linear_solves_are_accurate_as_rho_changes);
+  add_device_test(s, "bpdn products carried through v match the direct path as rho changes",
+                  bpdn_products_carried_through_v_match_the_direct_path_as_rho_changes);
   add_device_test(s, "bpdn solutions meet the lasso optimality conditions",
                   bpdn_solutions_meet_the_lasso_optimality_conditions);
   add_device_test(s, "iterating in steps matches one run and callbacks stop it",

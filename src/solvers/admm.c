@@ -1,6 +1,6 @@
-/* src/solvers/admm.c - the ADMM iteration of sporco 0.2.2 (sporco.admm.admm.ADMM and
-   ADMMEqual) over a solver's hooks (admm.h), the options' defaults, and the solver object's
-   public functions. */
+/* src/solvers/admm.c - the ADMM algorithm of sporco 0.2.2 (sporco.admm.admm.ADMM and
+   ADMMEqual), one class of the solver base (solver.h): its iteration over a problem's hooks
+   (admm.h), its options and their defaults, and the checks ConvBPDN's problems share. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,26 +93,6 @@ static ag_status check_options(const char *fn, const ag_admm_options *o) {
   return AG_OK;
 }
 
-ag_status ag__solver_alloc(const char *fn, double lmbda, bool nan_default, size_t impl_size, ag_solver **s) {
-  *s = NULL;
-  if (!((nan_default && isnan(lmbda)) || (lmbda >= 0 && isfinite(lmbda))))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lmbda is %g; it must be >= 0%s", fn, lmbda,
-                     nan_default ? " (NaN: sporco's default)" : "");
-  ag_solver *n = calloc(1, sizeof *n);
-  void *impl = calloc(1, impl_size);
-  if (n == NULL || impl == NULL) {
-    free(n), free(impl);
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  }
-  n->impl = impl;
-  *s = n;
-  return AG_OK;
-}
-
-ag_status ag__solver_array(ag_solver *s, int ndim, const size_t *shape, ag_array **a) {
-  return ag_array_create(s->dev, s->dtype, ndim, shape, a);
-}
-
 /* D [M][Nd0][Nd1] (C = 1) with S [N0][N1], [K][N0][N1] or, with AG__CSC_MULTICHANNEL,
    [K][C'][N0][N1] (K C' signals, sporco's single-channel dictionary with a multi-channel
    signal), or D [M][C][Nd0][Nd1] with S [C][N0][N1] (K = 1) or [K][C][N0][N1]. */
@@ -181,187 +161,216 @@ static ag_status start_value(ag_solver *s, const char *fn, const char *name, con
   return (st = ag_copy(s->q, init, *out)) == AG_OK ? AG_OK : ag__prefix(st, fn);
 }
 
-ag_status ag__solver_init(ag_solver *s, const char *fn, ag_solver_kind kind, const ag__solver_ops *ops, ag_queue *q,
-                          ag_device *dev, ag_dtype t, const ag_admm_options *opt, double rho_default, double xi_default,
-                          int xndim, const size_t *xshape, int yndim, const size_t *yshape) {
-  s->kind = kind, s->ops = ops, s->q = q, s->dev = dev, s->dtype = t;
-  ag_status st;
-  if (opt != NULL)
-    s->opt = *opt;
-  else if ((st = ag_solver_options_default(kind, &s->opt)) != AG_OK)
-    return ag__prefix(st, fn);
-  if ((st = check_options(fn, &s->opt)) != AG_OK)
+static ag_status admm_iterate(ag_solver *s, ag_iter_stats *is, bool *converged);
+static const ag_array *admm_var(const ag_solver *s, ag_solver_var var);
+static double admm_rho(const ag_solver *s) { return ag__admm_of(s)->rho; }
+static void admm_destroy(ag_solver *s);
+
+static const ag__solver_class admm_class = {
+    .name = "ADMM", .iterate = admm_iterate, .var = admm_var, .rho = admm_rho, .destroy = admm_destroy};
+
+ag_status ag__admm_alloc(const char *fn, ag_solver_kind kind, const ag__admm_ops *ops, double lmbda, bool nan_default,
+                         size_t impl_size, ag_solver **s) {
+  ag_status st = ag__solver_alloc(fn, &admm_class, kind, lmbda, nan_default, sizeof(ag__admm), impl_size, s);
+  if (st != AG_OK)
     return st;
-  s->rho = isnan(s->opt.rho) ? rho_default : s->opt.rho;
-  s->rho_tau = s->opt.auto_rho.scaling;
-  s->rho_mu = s->opt.auto_rho.rsdl_ratio;
-  s->rho_xi = isnan(s->opt.auto_rho.rsdl_target) ? xi_default : s->opt.auto_rho.rsdl_target;
-  s->rlx = s->opt.relax;
-  s->xrrs = NAN;
-  s->nx = 1, s->nc = 1;
+  ag__admm_of(*s)->ops = ops;
+  return AG_OK;
+}
+
+ag_status ag__admm_init(ag_solver *s, const char *fn, ag_queue *q, ag_device *dev, ag_dtype t,
+                        const ag_admm_options *opt, double rho_default, double xi_default, int xndim,
+                        const size_t *xshape, int yndim, const size_t *yshape) {
+  ag__admm *a = ag__admm_of(s);
+  s->q = q, s->dev = dev, s->dtype = t;
+  ag_status st;
+  if (opt != NULL) {
+    a->opt = *opt;
+  } else {
+    st = ag_solver_options_default(s->kind, &a->opt);
+    if (st != AG_OK)
+      return ag__prefix(st, fn);
+  }
+  st = check_options(fn, &a->opt);
+  if (st != AG_OK)
+    return st;
+  s->max_iter = a->opt.max_iter, s->fast_solve = a->opt.fast_solve;
+  a->rho = isnan(a->opt.rho) ? rho_default : a->opt.rho;
+  a->rho_tau = a->opt.auto_rho.scaling;
+  a->rho_mu = a->opt.auto_rho.rsdl_ratio;
+  a->rho_xi = isnan(a->opt.auto_rho.rsdl_target) ? xi_default : a->opt.auto_rho.rsdl_target;
+  a->rlx = a->opt.relax;
+  a->xrrs = NAN;
+  a->nx = 1, a->nc = 1;
   for (int i = 0; i < xndim; i++)
-    s->nx *= (double)xshape[i];
+    a->nx *= (double)xshape[i];
   for (int i = 0; i < yndim; i++)
-    s->nc *= (double)yshape[i];
-  if ((st = ag__solver_array(s, xndim, xshape, &s->x)) != AG_OK || (st = ag_fill(q, s->x, 0.0)) != AG_OK ||
-      (st = ag__solver_array(s, yndim, yshape, &s->yprev)) != AG_OK ||
-      (st = ag__solver_array(s, yndim, yshape, &s->work)) != AG_OK || (st = ag__solver_make_scalars(s)) != AG_OK)
-    return ag__prefix(st, fn);
-  if ((st = start_value(s, fn, "opt->y0", s->opt.y0, yndim, yshape, &s->y)) != AG_OK ||
-      (st = start_value(s, fn, "opt->u0", s->opt.u0, yndim, yshape, &s->u)) != AG_OK)
+    a->nc *= (double)yshape[i];
+  st = ag__solver_array(s, xndim, xshape, &s->x);
+  if (st != AG_OK)
+    goto fail;
+  st = ag_fill(q, s->x, 0.0);
+  if (st != AG_OK)
+    goto fail;
+  st = ag__solver_array(s, yndim, yshape, &a->yprev);
+  if (st != AG_OK)
+    goto fail;
+  st = ag__solver_array(s, yndim, yshape, &a->work);
+  if (st != AG_OK)
+    goto fail;
+  st = ag__solver_make_scalars(s);
+  if (st != AG_OK)
+    goto fail;
+  st = start_value(s, fn, "opt->y0", a->opt.y0, yndim, yshape, &a->y);
+  if (st != AG_OK)
     return st;
-  s->opt.y0 = s->opt.u0 = NULL; /* copied; the caller's arrays are not kept */
+  st = start_value(s, fn, "opt->u0", a->opt.u0, yndim, yshape, &a->u);
+  if (st != AG_OK)
+    return st;
+  a->opt.y0 = a->opt.u0 = NULL; /* copied; the caller's arrays are not kept */
   /* AX: A X when A is not the identity, or the relaxed value; AXnr aliases X when A is I. */
-  if (ops->cnst_a != NULL && ((st = ag__solver_array(s, yndim, yshape, &s->axnr)) != AG_OK ||
-                              (st = ag__solver_array(s, xndim, xshape, &s->xtmp[0])) != AG_OK ||
-                              (st = ag__solver_array(s, xndim, xshape, &s->xtmp[1])) != AG_OK))
-    return ag__prefix(st, fn);
-  if (s->rlx != 1.0 && (st = ag__solver_array(s, yndim, yshape, &s->ax)) != AG_OK)
-    return ag__prefix(st, fn);
-  return AG_OK;
-}
-
-ag_status ag__solver_make_scalars(ag_solver *s) {
-  ag_status st = ag_array_create(s->dev, ag__dtype_real(s->dtype), 1, (size_t[]){8}, &s->scal);
-  for (size_t i = 0; st == AG_OK && i < 8; i++)
-    st = ag_array_index(s->scal, i, &s->scal_view[i]);
-  return st;
-}
-
-ag_status ag__solver_scalars(ag_solver *s, size_t n, double *out) {
-  ag_status st;
-  if (s->scal->dtype == AG_F64) {
-    double d[8];
-    if ((st = ag_array_to_host(s->scal, d, sizeof d)) != AG_OK)
-      return st;
-    memcpy(out, d, n * sizeof(double));
-    return AG_OK;
+  if (a->ops->cnst_a != NULL) {
+    st = ag__solver_array(s, yndim, yshape, &a->axnr);
+    if (st != AG_OK)
+      goto fail;
+    st = ag__solver_array(s, xndim, xshape, &a->xtmp[0]);
+    if (st != AG_OK)
+      goto fail;
+    st = ag__solver_array(s, xndim, xshape, &a->xtmp[1]);
+    if (st != AG_OK)
+      goto fail;
   }
-  float f[8];
-  if ((st = ag_array_to_host(s->scal, f, sizeof f)) != AG_OK)
-    return st;
-  for (size_t i = 0; i < n; i++)
-    out[i] = f[i];
-  return AG_OK;
-}
-
-ag_status ag__solver_norms(ag_solver *s, size_t n, const ag_array *const *x, double *out) {
-  ag_status st;
-  for (size_t i = 0; i < n; i++) {
-    if (x[i] == NULL) {
-      if ((st = ag_fill(s->q, s->scal_view[i], 0.0)) != AG_OK)
-        return st;
-    } else if ((st = ag_nrm2(s->q, x[i], AG_AXIS_ALL, s->scal_view[i])) != AG_OK) {
-      return st;
-    }
+  if (a->rlx != 1.0) {
+    st = ag__solver_array(s, yndim, yshape, &a->ax);
+    if (st != AG_OK)
+      goto fail;
   }
-  return ag__solver_scalars(s, n, out);
-}
-
-ag_status ag__solver_l1(ag_solver *s, const ag_array *x, ag_array *tmp, double *out) {
-  ag_status st;
-  if ((st = ag_abs(s->q, x, tmp)) != AG_OK || (st = ag_sum(s->q, tmp, AG_AXIS_ALL, s->scal_view[7])) != AG_OK)
-    return st;
-  return ag__solver_scalar(s, 7, out);
-}
-
-ag_status ag__solver_scalar(ag_solver *s, int i, double *out) {
-  double v[8];
-  ag_status st = ag__solver_scalars(s, (size_t)i + 1, v);
-  *out = v[i];
-  return st;
+  return AG_OK;
+fail:
+  return ag__prefix(st, fn);
 }
 
 /* sporco's relax_AX: AXnr = A X, AX = rlx AXnr + (1 - rlx) (Y + c). */
 static ag_status relax(ag_solver *s) {
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   const ag_array *axnr = s->x;
-  if (s->ops->cnst_a != NULL) {
-    if ((st = s->ops->cnst_a(s, s->x, s->axnr)) != AG_OK)
+  if (a->ops->cnst_a != NULL) {
+    st = a->ops->cnst_a(s, s->x, a->axnr);
+    if (st != AG_OK)
       return st;
-    axnr = s->axnr;
+    axnr = a->axnr;
   }
-  if (s->rlx == 1.0)
+  if (a->rlx == 1.0)
     return AG_OK;
-  const ag_array *yc = s->y;
-  if (s->c != NULL) {
-    if ((st = ag_add(s->q, s->y, s->c, s->work)) != AG_OK)
+  const ag_array *yc = a->y;
+  if (a->c != NULL) {
+    st = ag_add(s->q, a->y, a->c, a->work);
+    if (st != AG_OK)
       return st;
-    yc = s->work;
+    yc = a->work;
   }
-  return ag_axpby(s->q, s->rlx, axnr, 1.0 - s->rlx, yc, s->ax);
+  return ag_axpby(s->q, a->rlx, axnr, 1.0 - a->rlx, yc, a->ax);
 }
 
-static const ag_array *axnr_of(const ag_solver *s) { return s->ops->cnst_a != NULL ? s->axnr : s->x; }
-static const ag_array *ax_of(const ag_solver *s) { return s->rlx != 1.0 ? s->ax : axnr_of(s); }
+const ag_array *ag__admm_axnr(const ag_solver *s) {
+  const ag__admm *a = ag__admm_of(s);
+  return a->ops->cnst_a != NULL ? a->axnr : s->x;
+}
+const ag_array *ag__admm_ax(const ag_solver *s) {
+  const ag__admm *a = ag__admm_of(s);
+  return a->rlx != 1.0 ? a->ax : ag__admm_axnr(s);
+}
+
+/* work = @p ax - Y - c, the constraint's gap. */
+static ag_status gap(ag_solver *s, const ag_array *ax) {
+  ag__admm *a = ag__admm_of(s);
+  ag_status st = ag_sub(s->q, ax, a->y, a->work);
+  if (st != AG_OK || a->c == NULL)
+    return st;
+  return ag_sub(s->q, a->work, a->c, a->work);
+}
 
 /* U += AX - Y - c (sporco's ustep with B = -I). */
 static ag_status ustep(ag_solver *s) {
-  ag_status st;
-  if ((st = ag_sub(s->q, ax_of(s), s->y, s->work)) != AG_OK ||
-      (s->c != NULL && (st = ag_sub(s->q, s->work, s->c, s->work)) != AG_OK))
+  ag__admm *a = ag__admm_of(s);
+  ag_status st = gap(s, ag__admm_ax(s));
+  if (st != AG_OK)
     return st;
-  return ag_add(s->q, s->u, s->work, s->u);
+  return ag_add(s->q, a->u, a->work, a->u);
 }
 
 /* The norms of sporco's rsdl_r(AXnr, Y), rsdl_s(Yprev, Y), rsdl_rn and rsdl_sn, for
    A X - Y = c. */
 static ag_status default_residuals(ag_solver *s, double *r, double *sd, double *rn, double *sn) {
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   /* work = AXnr - Y - c; yprev = Yprev - Y (Yprev is not needed after this). */
-  if ((st = ag_sub(s->q, axnr_of(s), s->y, s->work)) != AG_OK ||
-      (s->c != NULL && (st = ag_sub(s->q, s->work, s->c, s->work)) != AG_OK) ||
-      (st = ag_sub(s->q, s->yprev, s->y, s->yprev)) != AG_OK)
+  st = gap(s, ag__admm_axnr(s));
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, a->yprev, a->y, a->yprev);
+  if (st != AG_OK)
     return st;
   double nrm[6];
-  const ag_array *v[6] = {s->work, s->yprev, axnr_of(s), s->y, s->u, s->c};
-  if (s->ops->cnst_a != NULL) {
+  const ag_array *v[6] = {a->work, a->yprev, ag__admm_axnr(s), a->y, a->u, a->c};
+  if (a->ops->cnst_a != NULL) {
     /* A^T (Yprev - Y) and A^T U */
-    if ((st = s->ops->cnst_at(s, s->yprev, s->xtmp[0])) != AG_OK || (st = s->ops->cnst_at(s, s->u, s->xtmp[1])) != AG_OK)
+    st = a->ops->cnst_at(s, a->yprev, a->xtmp[0]);
+    if (st != AG_OK)
       return st;
-    v[1] = s->xtmp[0], v[4] = s->xtmp[1];
+    st = a->ops->cnst_at(s, a->u, a->xtmp[1]);
+    if (st != AG_OK)
+      return st;
+    v[1] = a->xtmp[0], v[4] = a->xtmp[1];
   }
-  if ((st = ag__solver_norms(s, 6, v, nrm)) != AG_OK)
+  st = ag__solver_norms(s, 6, v, nrm);
+  if (st != AG_OK)
     return st;
   *r = nrm[0];
-  *sd = s->rho * nrm[1];
+  *sd = a->rho * nrm[1];
   *rn = fmax(fmax(nrm[2], nrm[3]), nrm[5]);
-  *sn = s->rho * nrm[4];
+  *sn = a->rho * nrm[4];
   return AG_OK;
 }
 
 /* sporco's compute_residuals: r, s, eps_pri, eps_dua. */
 static ag_status residuals(ag_solver *s, ag_iter_stats *st) {
+  ag__admm *a = ag__admm_of(s);
   double r, sd, rn, sn;
   ag_status rc = default_residuals(s, &r, &sd, &rn, &sn);
-  if (rc == AG_OK && s->ops->residuals != NULL)
-    rc = s->ops->residuals(s, &r, &sd, &rn, &sn);
   if (rc != AG_OK)
     return rc;
-  const ag_admm_options *o = &s->opt;
+  if (a->ops->residuals != NULL) {
+    rc = a->ops->residuals(s, &r, &sd, &rn, &sn);
+    if (rc != AG_OK)
+      return rc;
+  }
+  const ag_admm_options *o = &a->opt;
   if (o->auto_rho.std_residuals) {
     st->r = r, st->s = sd;
-    st->eps_pri = sqrt(s->nc) * o->abs_stop_tol + rn * o->rel_stop_tol;
-    st->eps_dua = sqrt(s->nx) * o->abs_stop_tol + sn * o->rel_stop_tol;
+    st->eps_pri = sqrt(a->nc) * o->abs_stop_tol + rn * o->rel_stop_tol;
+    st->eps_dua = sqrt(a->nx) * o->abs_stop_tol + sn * o->rel_stop_tol;
   } else {
     if (rn == 0.0)
       rn = 1.0;
     if (sn == 0.0)
       sn = 1.0;
     st->r = r / rn, st->s = sd / sn;
-    st->eps_pri = sqrt(s->nc) * o->abs_stop_tol / rn + o->rel_stop_tol;
-    st->eps_dua = sqrt(s->nx) * o->abs_stop_tol / sn + o->rel_stop_tol;
+    st->eps_pri = sqrt(a->nc) * o->abs_stop_tol / rn + o->rel_stop_tol;
+    st->eps_dua = sqrt(a->nx) * o->abs_stop_tol / sn + o->rel_stop_tol;
   }
   return AG_OK;
 }
 
 /* sporco's update_rho, after iteration k. */
 static ag_status update_rho(ag_solver *s, size_t k, double r, double sd) {
-  const ag_admm_auto_rho *a = &s->opt.auto_rho;
-  if (!a->enabled || k == 0 || (k + 1) % (size_t)a->period != 0)
+  ag__admm *a = ag__admm_of(s);
+  const ag_admm_auto_rho *ar = &a->opt.auto_rho;
+  if (!ar->enabled || k == 0 || (k + 1) % (size_t)ar->period != 0)
     return AG_OK;
-  double tau = s->rho_tau, mu = s->rho_mu, xi = s->rho_xi, mlt = tau;
-  if (a->auto_scaling) {
+  double tau = a->rho_tau, mu = a->rho_mu, xi = a->rho_xi, mlt = tau;
+  if (ar->auto_scaling) {
     if (sd == 0.0 || r == 0.0)
       mlt = tau;
     else
@@ -373,145 +382,102 @@ static ag_status update_rho(ag_solver *s, size_t k, double r, double sd) {
   else if (sd > (mu / xi) * r)
     rsf = 1.0 / mlt;
   if (s->dtype == AG_F32 || s->dtype == AG_C64)
-    s->rho = (float)(s->rho * (float)rsf); /* sporco scales rho in the solver's real dtype */
+    a->rho = (float)(a->rho * (float)rsf); /* sporco scales rho in the solver's real dtype */
   else
-    s->rho *= rsf;
-  ag_status st;
-  if ((st = ag_div_scalar(s->q, s->u, rsf, s->u)) != AG_OK)
+    a->rho *= rsf;
+  ag_status st = ag_div_scalar(s->q, a->u, rsf, a->u);
+  if (st != AG_OK)
     return st;
-  if (rsf != 1.0 && s->ops->rhochange != NULL)
-    return s->ops->rhochange(s);
+  if (rsf != 1.0 && a->ops->rhochange != NULL)
+    return a->ops->rhochange(s);
   return AG_OK;
 }
 
-ag_status ag__solver_push_stats(ag_solver *s, const ag_iter_stats *st) {
-  if (s->nhist == s->caphist) {
-    size_t cap = s->caphist ? 2 * s->caphist : 64;
-    ag_iter_stats *h = realloc(s->hist, cap * sizeof *h);
-    if (h == NULL)
-      return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu iteration statistics", cap);
-    s->hist = h, s->caphist = cap;
-  }
-  s->hist[s->nhist++] = *st;
-  return AG_OK;
-}
-
-static ag_status one_iteration(ag_solver *s, bool *stop) {
-  ag_status st;
-  const ag_admm_options *o = &s->opt;
-  if ((st = ag_copy(s->q, s->y, s->yprev)) != AG_OK || (st = s->ops->xstep(s)) != AG_OK ||
-      (st = relax(s)) != AG_OK)
+/* One iteration of sporco's ADMM.solve() (admm.h); the base records the statistics, calls the
+   callback and stops. */
+static ag_status admm_iterate(ag_solver *s, ag_iter_stats *is, bool *converged) {
+  ag__admm *a = ag__admm_of(s);
+  const ag_admm_options *o = &a->opt;
+  ag_status st = ag_copy(s->q, a->y, a->yprev);
+  if (st != AG_OK)
     return st;
-  if ((st = s->ops->ystep(s)) != AG_OK || (st = ustep(s)) != AG_OK)
+  st = a->ops->xstep(s);
+  if (st != AG_OK)
     return st;
-  ag_iter_stats is = {.k = s->k, .obj = NAN, .dfid = NAN, .reg = NAN, .reg2 = NAN, .r = NAN, .s = NAN,
-                      .eps_pri = NAN, .eps_dua = NAN, .rho = s->rho, .xrrs = NAN, .rsdl = NAN, .f_btrack = NAN,
-                      .q_btrack = NAN, .l = NAN};
-  bool need_rsdl = o->auto_rho.enabled || !o->fast_solve;
-  if (need_rsdl && (st = residuals(s, &is)) != AG_OK)
+  st = relax(s);
+  if (st != AG_OK)
     return st;
-  if (!o->fast_solve) {
-    if ((st = s->ops->objective(s, &is)) != AG_OK)
-      return st;
-    is.xrrs = s->xrrs, is.gs_iter = s->gs_iter;
-    if ((st = ag__solver_push_stats(s, &is)) != AG_OK)
-      return st;
-  }
-  if (need_rsdl && (st = update_rho(s, s->k, is.r, is.s)) != AG_OK)
+  st = a->ops->ystep(s);
+  if (st != AG_OK)
     return st;
-  *stop = false;
-  if (s->cb != NULL && s->cb(s, o->fast_solve ? &is : &s->hist[s->nhist - 1], s->cb_user) != 0)
-    *stop = true;
-  s->converged = need_rsdl && is.r < is.eps_pri && is.s < is.eps_dua;
-  if (s->converged)
-    *stop = true;
-  return AG_OK;
-}
-
-const ag_array *ag__solver_ax(const ag_solver *s) { return ax_of(s); }
-
-ag_status ag__solver_ystep_l1(ag_solver *s) {
-  ag_status st;
-  if ((st = ag_add(s->q, ax_of(s), s->u, s->y)) != AG_OK ||
-      (st = ag_soft_threshold(s->q, s->y, (s->lmbda / s->rho) * s->opt.l1_weight, s->y)) != AG_OK)
+  st = ustep(s);
+  if (st != AG_OK)
     return st;
-  return s->opt.nonneg ? ag_maximum_scalar(s->q, s->y, 0.0, s->y) : AG_OK;
-}
-const ag_array *ag__solver_axnr(const ag_solver *s) { return axnr_of(s); }
-
-ag_status ag_solver_iterate(ag_solver *s, size_t n, size_t *done) {
-  AG__CHECK_NOT_NULL("ag_solver_iterate", s);
-  if (done != NULL)
-    *done = 0;
-  for (size_t i = 0; i < n; i++) {
-    bool stop = false;
-    ag_status st = s->ops->iterate != NULL ? s->ops->iterate(s, &stop) : one_iteration(s, &stop);
+  if (a->ops->after_ustep != NULL) {
+    st = a->ops->after_ustep(s);
     if (st != AG_OK)
-      return ag__prefix(st, "ag_solver_iterate");
-    s->k++;
-    if (done != NULL)
-      *done = i + 1;
-    if (stop)
-      break;
+      return st;
   }
+  *is = (ag_iter_stats){.k = s->k, .obj = NAN, .dfid = NAN, .reg = NAN, .reg2 = NAN, .r = NAN, .s = NAN,
+                        .eps_pri = NAN, .eps_dua = NAN, .rho = a->rho, .xrrs = NAN, .rsdl = NAN, .f_btrack = NAN,
+                        .q_btrack = NAN, .l = NAN};
+  bool need_rsdl = o->auto_rho.enabled || !o->fast_solve;
+  if (need_rsdl) {
+    st = residuals(s, is);
+    if (st != AG_OK)
+      return st;
+  }
+  if (!o->fast_solve) {
+    st = a->ops->objective(s, is);
+    if (st != AG_OK)
+      return st;
+    is->xrrs = a->xrrs, is->gs_iter = a->gs_iter;
+  }
+  if (need_rsdl) {
+    st = update_rho(s, s->k, is->r, is->s);
+    if (st != AG_OK)
+      return st;
+  }
+  *converged = need_rsdl && is->r < is->eps_pri && is->s < is->eps_dua;
   return AG_OK;
 }
 
-ag_status ag_solver_solve(ag_solver *s) {
-  AG__CHECK_NOT_NULL("ag_solver_solve", s);
-  ag_status st = ag_solver_iterate(s, s->opt.max_iter, NULL);
-  return st == AG_OK ? AG_OK : ag__prefix(st, "ag_solver_solve");
+ag_status ag__admm_ystep_l1(ag_solver *s) {
+  ag__admm *a = ag__admm_of(s);
+  ag_status st = ag_add(s->q, ag__admm_ax(s), a->u, a->y);
+  if (st != AG_OK)
+    return st;
+  st = ag_soft_threshold(s->q, a->y, (s->lmbda / a->rho) * a->opt.l1_weight, a->y);
+  if (st != AG_OK)
+    return st;
+  return a->opt.nonneg ? ag_maximum_scalar(s->q, a->y, 0.0, a->y) : AG_OK;
 }
 
-bool ag_solver_converged(const ag_solver *s) { return s != NULL && s->converged; }
-
-ag_status ag_solver_set_callback(ag_solver *s, ag_solver_callback cb, void *user) {
-  AG__CHECK_NOT_NULL("ag_solver_set_callback", s);
-  s->cb = cb, s->cb_user = user;
-  return AG_OK;
-}
-
-size_t ag_solver_history(const ag_solver *s, const ag_iter_stats **stats) {
-  if (stats != NULL)
-    *stats = s != NULL ? s->hist : NULL;
-  return s != NULL ? s->nhist : 0;
-}
-
-const ag_array *ag_solver_var_get(const ag_solver *s, ag_solver_var var) {
-  if (s == NULL)
-    return NULL;
-  if (s->ops->var != NULL) {
-    const ag_array *a = s->ops->var(s, var);
-    if (a != NULL)
-      return a;
+static const ag_array *admm_var(const ag_solver *s, ag_solver_var var) {
+  const ag__admm *a = ag__admm_of(s);
+  if (a->ops->var != NULL) {
+    const ag_array *v = a->ops->var(s, var);
+    if (v != NULL)
+      return v;
   }
   switch (var) {
   case AG_VAR_X:
     return s->x;
   case AG_VAR_Y:
-    return s->y;
+    return a->y;
   case AG_VAR_U:
-    return s->u;
+    return a->u;
   case AG_VAR_RESULT:
-    return s->opt.return_x ? s->x : s->y;
+    return a->opt.return_x ? s->x : a->y;
   }
   return NULL;
 }
 
-double ag_solver_rho(const ag_solver *s) { return s != NULL ? s->rho : NAN; }
-double ag_solver_lambda(const ag_solver *s) { return s != NULL ? s->lmbda : NAN; }
-ag_solver_kind ag_solver_kind_of(const ag_solver *s) { return s != NULL ? s->kind : AG_SOLVER_BPDN; }
-
-void ag_solver_destroy(ag_solver *s) {
-  if (s == NULL)
-    return;
-  if (s->ops != NULL && s->ops->destroy != NULL)
-    s->ops->destroy(s);
-  ag_array *arrays[] = {s->x, s->y, s->u, s->yprev, s->axnr, s->ax, s->work, s->xtmp[0], s->xtmp[1], s->c, s->scal};
+static void admm_destroy(ag_solver *s) {
+  ag__admm *a = ag__admm_of(s);
+  if (a->ops != NULL && a->ops->destroy != NULL)
+    a->ops->destroy(s);
+  ag_array *arrays[] = {a->y, a->u, a->yprev, a->axnr, a->ax, a->work, a->xtmp[0], a->xtmp[1], a->c};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     ag_array_free(arrays[i]);
-  for (size_t i = 0; i < 8; i++)
-    ag_array_free(s->scal_view[i]);
-  free(s->hist);
-  free(s);
 }

@@ -22,7 +22,9 @@
    ||D Y - S|| = ||diag(l)^1/2 V^T Y - W^T S|| instead, and the same V^T Y gives the next x step
    its V^T C = V^T Y - V^T U, with V^T U carried along U's own update
      U' = (U + relax X + (1 - relax) Yprev - Y) rho / rho'
-   in r x K arrays: two products an iteration (V^T Y, V Z) where there were three. */
+   in r x K arrays: two products an iteration (V^T Y, V Z) where there were three. Both are
+   brought up to date at the two points where the ADMM iteration changes Y and U, its
+   after_ustep and rhochange hooks (admm.h), and nowhere else. */
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
@@ -43,11 +45,12 @@ typedef struct bpdn {
   ag_array *sl;      /* l^1/2 (r) when D = W diag(l)^1/2 V^T (wide, nothing left out), else NULL */
   ag_array *wts;     /* (W^T S)^T (K, r) with sl */
   ag_array *vx;      /* (V^T X)^T (K, r) after the x step; a temporary within it */
-  ag_array *ty, *tu; /* with sl: (V^T Y)^T and (V^T U)^T (K, r) */
+  /* With sl: (V^T Y)^T and (V^T U)^T (K, r), made at creation and kept equal to the products
+     of the current Y and U by after_ustep and rhochange, the two points where the ADMM
+     iteration changes Y and U (admm.h). */
+  ag_array *ty, *tu;
   ag_array *rt;      /* with sl: l^1/2 V^T fvar - W^T S, transposed (K, r) */
-  bool fresh;        /* ty and tu are to be made from Y and U (the first x step) */
-  bool advanced;     /* ty and tu follow the last y and u steps */
-  double rho_tu;     /* rho when tu was last scaled */
+  double rho_tu;     /* the rho U was scaled for when tu was last brought up to date */
   ag_array *c;       /* C = Y - U (M, K), then b for the check */
   ag_array *resid;   /* D X - S (N, K) */
   ag_array *absx;    /* |Y| (M, K), real */
@@ -57,6 +60,7 @@ typedef struct bpdn {
 
 static ag_status set_weights(ag_solver *s) {
   bpdn *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   double *w = malloc(2 * p->r * sizeof *w);
   float *wf = malloc(2 * p->r * sizeof *wf);
   if (w == NULL || wf == NULL) {
@@ -64,8 +68,8 @@ static ag_status set_weights(ag_solver *s) {
     return ag__error(AG_ERR_OUT_OF_MEMORY, "BPDN: out of host memory for %zu weights", p->r);
   }
   for (size_t i = 0; i < p->r; i++) {
-    w[i] = -p->l[i] / (p->l[i] + s->rho);
-    w[p->r + i] = 1.0 / (p->l[i] + s->rho);
+    w[i] = -p->l[i] / (p->l[i] + a->rho);
+    w[p->r + i] = 1.0 / (p->l[i] + a->rho);
   }
   for (size_t i = 0; i < 2 * p->r; i++)
     wf[i] = (float)w[i];
@@ -80,107 +84,172 @@ static ag_status set_weights(ag_solver *s) {
   return st;
 }
 
-static ag_status rhochange(ag_solver *s) { return set_weights(s); }
-
-/* ty and tu after a y and u step: tu += relax vx + (1 - relax) ty (the old Y), ty = Y^T V,
-   tu -= ty. Once an iteration: by the objective, which needs ty, or else by the next x step. */
-static ag_status advance(ag_solver *s) {
+/* ty = Y^T V and tu = U^T V from Y and U themselves: at creation, for the start values. */
+static ag_status project_yu(ag_solver *s) {
   bpdn *p = s->impl;
-  ag_status st;
-  if (p->advanced)
+  ag__admm *a = ag__admm_of(s);
+  ag_status st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, a->y, p->v, 0.0, p->ty);
+  if (st != AG_OK)
+    return st;
+  st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, a->u, p->v, 0.0, p->tu);
+  if (st != AG_OK)
+    return st;
+  p->rho_tu = a->rho;
+  return AG_OK;
+}
+
+/* The ADMM hook after U's update (admm.h), with sl: tu and ty follow U and Y without a product
+   with U. U' = U + relax X + (1 - relax) Yprev - Y, so
+     tu += relax vx + (1 - relax) ty (ty still V^T Yprev), ty = Y^T V, tu -= ty. */
+static ag_status after_ustep(ag_solver *s) {
+  bpdn *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
+  if (p->sl == NULL)
     return AG_OK;
-  p->advanced = true;
-  if ((st = ag_axpby(s->q, s->rlx, p->vx, 1.0, p->tu, p->tu)) != AG_OK ||
-      (s->rlx != 1.0 && (st = ag_axpby(s->q, 1.0 - s->rlx, p->ty, 1.0, p->tu, p->tu)) != AG_OK) ||
-      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->y, p->v, 0.0, p->ty)) != AG_OK)
+  ag_status st = ag_axpby(s->q, a->rlx, p->vx, 1.0, p->tu, p->tu);
+  if (st != AG_OK)
+    return st;
+  if (a->rlx != 1.0) {
+    st = ag_axpby(s->q, 1.0 - a->rlx, p->ty, 1.0, p->tu, p->tu);
+    if (st != AG_OK)
+      return st;
+  }
+  st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, a->y, p->v, 0.0, p->ty);
+  if (st != AG_OK)
     return st;
   return ag_sub(s->q, p->tu, p->ty, p->tu);
 }
 
-/* tt = C^T V, C = Y - U: from ty and tu with sl (U's scaling by a change of rho applied to tu
-   here), else a product. */
-static ag_status project_c(ag_solver *s) {
+/* The ADMM hook after a change of rho, which divided U by the same factor (admm.h): the
+   weights for the new rho, and with sl tu scaled as U was. */
+static ag_status rhochange(ag_solver *s) {
   bpdn *p = s->impl;
-  ag_status st;
-  if (p->sl == NULL)
-    return ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt);
-  if (p->fresh) {
-    p->fresh = false;
-    if ((st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->y, p->v, 0.0, p->ty)) != AG_OK ||
-        (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, s->u, p->v, 0.0, p->tu)) != AG_OK)
-      return st;
-  } else if ((st = advance(s)) != AG_OK ||
-             (p->rho_tu != s->rho && (st = ag_mul_scalar(s->q, p->tu, p->rho_tu / s->rho, p->tu)) != AG_OK)) {
+  ag__admm *a = ag__admm_of(s);
+  ag_status st = set_weights(s);
+  if (st != AG_OK || p->sl == NULL)
     return st;
+  if (p->rho_tu != a->rho) {
+    st = ag_mul_scalar(s->q, p->tu, p->rho_tu / a->rho, p->tu);
+    if (st != AG_OK)
+      return st;
   }
-  p->rho_tu = s->rho;
-  return ag_sub(s->q, p->ty, p->tu, p->tt);
+  p->rho_tu = a->rho;
+  return AG_OK;
 }
 
 static ag_status xstep(ag_solver *s) {
   bpdn *p = s->impl;
-  ag_status st;
-  /* C = Y - U; tt = C^T V; zt = wa tt + wb et (columns scaled); X = C + V zt^T; vx = tt + zt */
-  if ((st = ag_sub(s->q, s->y, s->u, p->c)) != AG_OK || (st = project_c(s)) != AG_OK ||
-      (st = ag_mul(s->q, p->tt, p->wa, p->zt)) != AG_OK || (st = ag_mul(s->q, p->et, p->wb, p->vx)) != AG_OK ||
-      (st = ag_add(s->q, p->zt, p->vx, p->zt)) != AG_OK || (st = ag_copy(s->q, p->c, s->x)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x)) != AG_OK ||
-      (st = ag_add(s->q, p->tt, p->zt, p->vx)) != AG_OK)
+  ag__admm *a = ag__admm_of(s);
+  /* C = Y - U; tt = C^T V (ty - tu with sl); zt = wa tt + wb et (columns scaled);
+     X = C + V zt^T; vx = tt + zt */
+  ag_status st = ag_sub(s->q, a->y, a->u, p->c);
+  if (st != AG_OK)
     return st;
-  p->advanced = false;
-  if (!s->opt.lin_solve_check)
+  if (p->sl == NULL)
+    st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->c, p->v, 0.0, p->tt);
+  else
+    st = ag_sub(s->q, p->ty, p->tu, p->tt);
+  if (st != AG_OK)
+    return st;
+  st = ag_mul(s->q, p->tt, p->wa, p->zt);
+  if (st != AG_OK)
+    return st;
+  st = ag_mul(s->q, p->et, p->wb, p->vx);
+  if (st != AG_OK)
+    return st;
+  st = ag_add(s->q, p->zt, p->vx, p->zt);
+  if (st != AG_OK)
+    return st;
+  st = ag_copy(s->q, p->c, s->x);
+  if (st != AG_OK)
+    return st;
+  st = ag_gemm(s->q, AG_NO_TRANS, AG_TRANS, 1.0, p->v, p->zt, 1.0, s->x);
+  if (st != AG_OK)
+    return st;
+  st = ag_add(s->q, p->tt, p->zt, p->vx);
+  if (st != AG_OK)
+    return st;
+  if (!a->opt.lin_solve_check)
     return AG_OK;
   /* sporco's rrs(D^T D X + rho X, b) = ||ax - b|| / ||b||, b = D^T S + rho C (into c), ax in
      work */
-  double nrm[2];
-  if ((st = ag_axpby(s->q, 1.0, p->dts, s->rho, p->c, p->c)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, s->x, 0.0, p->resid)) != AG_OK ||
-      (st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->d, p->resid, 0.0, s->work)) != AG_OK ||
-      (st = ag_axpby(s->q, 1.0, s->work, s->rho, s->x, s->work)) != AG_OK ||
-      (st = ag_sub(s->q, s->work, p->c, s->work)) != AG_OK ||
-      (st = ag__solver_norms(s, 2, (const ag_array *[]){s->work, p->c}, nrm)) != AG_OK)
+  st = ag_axpby(s->q, 1.0, p->dts, a->rho, p->c, p->c);
+  if (st != AG_OK)
     return st;
-  s->xrrs = nrm[0] / nrm[1];
+  st = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, s->x, 0.0, p->resid);
+  if (st != AG_OK)
+    return st;
+  st = ag_gemm(s->q, AG_TRANS, AG_NO_TRANS, 1.0, p->d, p->resid, 0.0, a->work);
+  if (st != AG_OK)
+    return st;
+  st = ag_axpby(s->q, 1.0, a->work, a->rho, s->x, a->work);
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, a->work, p->c, a->work);
+  if (st != AG_OK)
+    return st;
+  double nrm[2];
+  st = ag__solver_norms(s, 2, (const ag_array *[]){a->work, p->c}, nrm);
+  if (st != AG_OK)
+    return st;
+  a->xrrs = nrm[0] / nrm[1];
   return AG_OK;
 }
 
 static ag_status objective(ag_solver *s, ag_iter_stats *st) {
   bpdn *p = s->impl;
-  const ag_array *fvar = s->opt.f_eval_x ? s->x : s->y, *gvar = s->opt.g_eval_y ? s->y : s->x;
+  ag__admm *a = ag__admm_of(s);
+  const ag_array *fvar = a->opt.f_eval_x ? s->x : a->y, *gvar = a->opt.g_eval_y ? a->y : s->x;
   ag_status rc;
   double dn, l1;
   /* (1/2) ||D fvar - S||^2: with sl, ||l^1/2 V^T fvar - W^T S|| (transposed), V^T X = vx and
-     V^T Y = ty */
-  bool via_v = p->sl != NULL;
-  const ag_array *resid = via_v ? p->rt : p->resid;
-  if ((via_v && ((fvar == s->y && (rc = advance(s)) != AG_OK) ||
-                 (rc = ag_mul(s->q, fvar == s->y ? p->ty : p->vx, p->sl, p->rt)) != AG_OK ||
-                 (rc = ag_sub(s->q, p->rt, p->wts, p->rt)) != AG_OK)) ||
-      (!via_v && ((rc = ag_copy(s->q, p->s, p->resid)) != AG_OK ||
-                  (rc = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid)) != AG_OK)) ||
-      (rc = ag__solver_norms(s, 1, (const ag_array *[]){resid}, &dn)) != AG_OK ||
-      (rc = ag__solver_l1(s, gvar, p->absx, &l1)) != AG_OK)
+     V^T Y = ty (after_ustep has brought it up to date) */
+  const ag_array *resid;
+  if (p->sl != NULL) {
+    rc = ag_mul(s->q, fvar == a->y ? p->ty : p->vx, p->sl, p->rt);
+    if (rc != AG_OK)
+      return rc;
+    rc = ag_sub(s->q, p->rt, p->wts, p->rt);
+    if (rc != AG_OK)
+      return rc;
+    resid = p->rt;
+  } else {
+    rc = ag_copy(s->q, p->s, p->resid);
+    if (rc != AG_OK)
+      return rc;
+    rc = ag_gemm(s->q, AG_NO_TRANS, AG_NO_TRANS, 1.0, p->d, fvar, -1.0, p->resid);
+    if (rc != AG_OK)
+      return rc;
+    resid = p->resid;
+  }
+  rc = ag__solver_norms(s, 1, (const ag_array *[]){resid}, &dn);
+  if (rc != AG_OK)
+    return rc;
+  rc = ag__solver_l1(s, gvar, p->absx, &l1);
+  if (rc != AG_OK)
     return rc;
   st->dfid = 0.5 * dn * dn;
-  st->reg = s->opt.l1_weight * l1;
+  st->reg = a->opt.l1_weight * l1;
   st->obj = st->dfid + s->lmbda * st->reg;
   return AG_OK;
 }
 
 static void destroy(ag_solver *s) {
   bpdn *p = s->impl;
-  if (p == NULL)
-    return;
-  ag_array *a[] = {p->d,  p->s,  p->dts, p->v,  p->et, p->wa, p->wb, p->tt,    p->zt,
-                   p->sl, p->wts, p->vx,  p->ty, p->tu, p->rt, p->c,  p->resid, p->absx};
-  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-    ag_array_free(a[i]);
+  ag_array *arrays[] = {p->d,  p->s,  p->dts, p->v,  p->et, p->wa, p->wb, p->tt,    p->zt,
+                        p->sl, p->wts, p->vx,  p->ty, p->tu, p->rt, p->c,  p->resid, p->absx};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    ag_array_free(arrays[i]);
   free(p->l);
-  free(p);
 }
 
-static const ag__solver_ops bpdn_ops = {
-    .name = "BPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .rhochange = rhochange, .destroy = destroy};
+static const ag__admm_ops bpdn_ops = {.name = "BPDN",
+                                      .xstep = xstep,
+                                      .ystep = ag__admm_ystep_l1,
+                                      .after_ustep = after_ustep,
+                                      .objective = objective,
+                                      .rhochange = rhochange,
+                                      .destroy = destroy};
 
 /* The eigendecomposition of the smaller Gram matrix of D (host, double): p->l, V (host,
    row-major M x r, into *v) and, for a wide D, (W^T S)^T (K x r, into *wts) from @p sh, S.
@@ -284,6 +353,60 @@ static ag_status check_problem(const char *fn, const ag_array *D, const ag_array
   return AG_OK;
 }
 
+/* The device arrays of @p s from the host's D (@p dh), S (@p sh), D^T S (@p dtsh), V (@p vh),
+   (V^T D^T S)^T (@p eth) and, for the products through W, l^1/2 (@p slh, NULL without) and
+   (W^T S)^T (@p wtsh); the work arrays; the weights for rho; with sl, ty and tu from Y and U. */
+static ag_status make_arrays(ag_solver *s, const double *dh, const double *sh, const double *dtsh, const double *vh,
+                             const double *eth, const double *slh, const double *wtsh) {
+  bpdn *p = s->impl;
+  ag_dtype t = s->dtype;
+  size_t n = p->n, m = p->m, k = p->k, r = p->r;
+  ag_status st = upload(s->dev, t, 2, (size_t[]){n, m}, dh, &p->d);
+  if (st != AG_OK)
+    return st;
+  st = upload(s->dev, t, 2, (size_t[]){n, k}, sh, &p->s);
+  if (st != AG_OK)
+    return st;
+  st = upload(s->dev, t, 2, (size_t[]){m, k}, dtsh, &p->dts);
+  if (st != AG_OK)
+    return st;
+  st = upload(s->dev, t, 2, (size_t[]){m, r}, vh, &p->v);
+  if (st != AG_OK)
+    return st;
+  st = upload(s->dev, t, 2, (size_t[]){k, r}, eth, &p->et);
+  if (st != AG_OK)
+    return st;
+  /* the (K, r) arrays: tt, zt, vx and, with sl, ty, tu, rt */
+  ag_array **kr[] = {&p->tt, &p->zt, &p->vx, &p->ty, &p->tu, &p->rt};
+  size_t nkr = slh != NULL ? 6 : 3;
+  for (size_t i = 0; i < nkr; i++) {
+    st = ag__solver_array(s, 2, (size_t[]){k, r}, kr[i]);
+    if (st != AG_OK)
+      return st;
+  }
+  if (slh != NULL) {
+    st = upload(s->dev, t, 1, &r, slh, &p->sl);
+    if (st != AG_OK)
+      return st;
+    st = upload(s->dev, t, 2, (size_t[]){k, r}, wtsh, &p->wts);
+    if (st != AG_OK)
+      return st;
+  }
+  st = ag__solver_array(s, 2, (size_t[]){m, k}, &p->c);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_array(s, 2, (size_t[]){n, k}, &p->resid);
+  if (st != AG_OK)
+    return st;
+  st = ag_array_create(s->dev, t, 2, (size_t[]){m, k}, &p->absx);
+  if (st != AG_OK)
+    return st;
+  st = set_weights(s);
+  if (st != AG_OK)
+    return st;
+  return slh != NULL ? project_yu(s) : AG_OK;
+}
+
 ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, double lmbda, const ag_admm_options *opt,
                          ag_solver **solver) {
   static const char fn[] = "ag_bpdn_create";
@@ -293,9 +416,11 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
   if (st != AG_OK)
     return st;
   ag_solver *s;
-  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(bpdn), &s)) != AG_OK)
+  st = ag__admm_alloc(fn, AG_SOLVER_BPDN, &bpdn_ops, lmbda, true, sizeof(bpdn), &s);
+  if (st != AG_OK)
     return st;
   bpdn *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   double *dh = NULL, *qh = NULL, *sh = NULL, *dtsh = NULL, *eth = NULL, *wtsh = NULL, *slh = NULL;
   bool dropped = true;
   p->n = D->shape[0], p->m = D->shape[1], p->k = S->ndim == 2 ? S->shape[1] : 1;
@@ -303,9 +428,14 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
   ag_dtype t = D->dtype;
   size_t n = p->n, m = p->m, k = p->k;
   /* D and S on the host, D^T S and lmbda's default there too (once). */
-  if ((st = download(D, &dh)) != AG_OK || (st = download(S, &sh)) != AG_OK)
+  st = download(D, &dh);
+  if (st != AG_OK)
     goto fail;
-  if ((dtsh = malloc(m * k * sizeof *dtsh)) == NULL) {
+  st = download(S, &sh);
+  if (st != AG_OK)
+    goto fail;
+  dtsh = malloc(m * k * sizeof *dtsh);
+  if (dtsh == NULL) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     goto fail;
   }
@@ -321,58 +451,49 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
     lmbda = (float)lmbda;
   s->lmbda = lmbda;
   double xi = lmbda != 0.0 ? 1.0 + pow(18.3, log10(lmbda) + 1.0) : 1.0;
-  if ((st = ag__solver_init(s, fn, AG_SOLVER_BPDN, &bpdn_ops, q, D->dev, t, opt, 50.0 * lmbda + 1.0, xi, 2,
-                            (size_t[]){m, k}, 2, (size_t[]){m, k})) != AG_OK)
+  st = ag__admm_init(s, fn, q, D->dev, t, opt, 50.0 * lmbda + 1.0, xi, 2, (size_t[]){m, k}, 2, (size_t[]){m, k});
+  if (st != AG_OK)
     goto fail;
   if (t == AG_F32)
-    s->rho = (float)s->rho, s->rho_xi = (float)s->rho_xi;
+    a->rho = (float)a->rho, a->rho_xi = (float)a->rho_xi;
   /* sporco's uinit: with Y0 and no U0, U = (lmbda / rho) sign(Y), which meets the dual
      optimality condition */
-  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL &&
-      ((st = ag_sign(q, s->y, s->u)) != AG_OK || (st = ag_mul_scalar(q, s->u, lmbda / s->rho, s->u)) != AG_OK)) {
-    st = ag__prefix(st, fn);
-    goto fail;
+  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL) {
+    st = ag_sign(q, a->y, a->u);
+    if (st != AG_OK)
+      goto fail_prefix;
+    st = ag_mul_scalar(q, a->u, lmbda / a->rho, a->u);
+    if (st != AG_OK)
+      goto fail_prefix;
   }
-  if ((st = factor(fn, p, dh, sh, &qh, &wtsh, &dropped)) != AG_OK)
+  st = factor(fn, p, dh, sh, &qh, &wtsh, &dropped);
+  if (st != AG_OK)
     goto fail;
   if (n < m && !dropped) { /* l^1/2 */
-    if ((slh = malloc(p->r * sizeof *slh)) == NULL) {
+    slh = malloc(p->r * sizeof *slh);
+    if (slh == NULL) {
       st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
       goto fail;
     }
     for (size_t j = 0; j < p->r; j++)
       slh[j] = sqrt(p->l[j]);
   }
-  if ((eth = malloc(k * p->r * sizeof *eth)) == NULL) {
+  eth = malloc(k * p->r * sizeof *eth);
+  if (eth == NULL) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     goto fail;
   }
   /* et = (V^T D^T S)^T = (D^T S)^T V, K x r */
   cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)k, (int)p->r, (int)m, 1.0, dtsh, (int)k, qh, (int)p->r,
               0.0, eth, (int)p->r);
-  if ((st = upload(s->dev, t, 2, (size_t[]){n, m}, dh, &p->d)) != AG_OK ||
-      (st = upload(s->dev, t, 2, (size_t[]){n, k}, sh, &p->s)) != AG_OK ||
-      (st = upload(s->dev, t, 2, (size_t[]){m, k}, dtsh, &p->dts)) != AG_OK ||
-      (st = upload(s->dev, t, 2, (size_t[]){m, p->r}, qh, &p->v)) != AG_OK ||
-      (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, eth, &p->et)) != AG_OK ||
-      (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tt)) != AG_OK ||
-      (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->zt)) != AG_OK ||
-      (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->vx)) != AG_OK ||
-      (slh != NULL && ((st = upload(s->dev, t, 1, &p->r, slh, &p->sl)) != AG_OK ||
-                       (st = upload(s->dev, t, 2, (size_t[]){k, p->r}, wtsh, &p->wts)) != AG_OK ||
-                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->ty)) != AG_OK ||
-                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->tu)) != AG_OK ||
-                       (st = ag__solver_array(s, 2, (size_t[]){k, p->r}, &p->rt)) != AG_OK)) ||
-      (st = ag__solver_array(s, 2, (size_t[]){m, k}, &p->c)) != AG_OK ||
-      (st = ag__solver_array(s, 2, (size_t[]){n, k}, &p->resid)) != AG_OK ||
-      (st = ag_array_create(s->dev, t, 2, (size_t[]){m, k}, &p->absx)) != AG_OK || (st = set_weights(s)) != AG_OK) {
-    st = ag__prefix(st, fn);
-    goto fail;
-  }
+  st = make_arrays(s, dh, sh, dtsh, qh, eth, slh, wtsh);
+  if (st != AG_OK)
+    goto fail_prefix;
   free(dh), free(sh), free(dtsh), free(qh), free(eth), free(wtsh), free(slh);
-  p->fresh = true;
   *solver = s;
   return AG_OK;
+fail_prefix:
+  st = ag__prefix(st, fn);
 fail:
   free(dh), free(sh), free(dtsh), free(qh), free(eth), free(wtsh), free(slh);
   ag_solver_destroy(s);

@@ -63,41 +63,43 @@ static ag__val real_of(const ag_solver *s, real_val *v, double x) {
 
 static ag_status xstep(ag_solver *s) {
   cbpdn *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   char name[48];
   uint64_t c = p->c, m = p->m, f = p->n0 * p->nh;
   ag__launch l;
   real_val rv;
-  if (s->rho != p->rho_e) {
+  if (a->rho != p->rho_e) {
     l = csc_launch(s, "ag_csc_gram", name, sizeof name, f);
-    if ((st = launch_gram(&l, p->df, c, m, f, real_of(s, &rv, s->rho), p->h, p->e)) != AG_OK)
+    if ((st = launch_gram(&l, p->df, c, m, f, real_of(s, &rv, a->rho), p->h, p->e)) != AG_OK)
       return st;
-    p->rho_e = s->rho;
+    p->rho_e = a->rho;
   }
   l = csc_launch(s, "ag_csc_xstep", name, sizeof name, p->k * f);
-  if ((st = ag_sub(s->q, s->y, s->u, s->work)) != AG_OK || (st = ag_rfft(s->q, s->work, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK ||
+  if ((st = ag_sub(s->q, a->y, a->u, a->work)) != AG_OK || (st = ag_rfft(s->q, a->work, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK ||
       (st = launch_xstep(&l, p->df, p->e, p->sf, p->zf, c, m, f, p->xf)) != AG_OK ||
       (st = ag_irfft(s->q, p->xf, 2, AG_FFT_BACKWARD, s->x)) != AG_OK)
     return st;
-  if (!s->opt.lin_solve_check)
+  if (!a->opt.lin_solve_check)
     return AG_OK;
   /* sporco's rrs(D^H D Xf + rho Xf, b) = ||residual|| / ||b||, over the half spectra */
   l = csc_launch(s, "ag_csc_check", name, sizeof name, p->k * f);
   double nrm[2];
-  if ((st = launch_check(&l, p->df, p->sf, p->zf, p->xf, c, m, f, real_of(s, &rv, s->rho), p->bf, p->rf)) != AG_OK ||
+  if ((st = launch_check(&l, p->df, p->sf, p->zf, p->xf, c, m, f, real_of(s, &rv, a->rho), p->bf, p->rf)) != AG_OK ||
       (st = ag__solver_norms(s, 2, (const ag_array *[]){p->rf, p->bf}, nrm)) != AG_OK)
     return st;
-  s->xrrs = nrm[0] / nrm[1];
+  a->xrrs = nrm[0] / nrm[1];
   return AG_OK;
 }
 
 static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   cbpdn *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   /* fvar's spectrum: Xf from the x step, or rfft(Y) (into zf, not needed any more) */
   const ag_array *fv = p->xf;
-  if (!s->opt.f_eval_x) {
-    if ((st = ag_rfft(s->q, s->y, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK)
+  if (!a->opt.f_eval_x) {
+    if ((st = ag_rfft(s->q, a->y, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK)
       return st;
     fv = p->zf;
   }
@@ -107,26 +109,23 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   double en, l1;
   if ((st = launch_resid(&l, p->df, p->sf, fv, c, m, f, nh, n1, p->ef)) != AG_OK ||
       (st = ag__solver_norms(s, 1, (const ag_array *[]){p->ef}, &en)) != AG_OK ||
-      (st = ag__solver_l1(s, s->opt.g_eval_y ? s->y : s->x, p->absx, &l1)) != AG_OK)
+      (st = ag__solver_l1(s, a->opt.g_eval_y ? a->y : s->x, p->absx, &l1)) != AG_OK)
     return st;
   is->dfid = 0.5 * en * en / ((double)p->n0 * (double)p->n1);
-  is->reg = s->opt.l1_weight * l1;
+  is->reg = a->opt.l1_weight * l1;
   is->obj = is->dfid + s->lmbda * is->reg;
   return AG_OK;
 }
 
 static void destroy(ag_solver *s) {
   cbpdn *p = s->impl;
-  if (p == NULL)
-    return;
   ag_array *a[] = {p->df, p->sf, p->e, p->h, p->zf, p->xf, p->ef, p->bf, p->rf, p->absx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
-  free(p);
 }
 
-static const ag__solver_ops cbpdn_ops = {
-    .name = "ConvBPDN", .xstep = xstep, .ystep = ag__solver_ystep_l1, .objective = objective, .destroy = destroy};
+static const ag__admm_ops cbpdn_ops = {
+    .name = "ConvBPDN", .xstep = xstep, .ystep = ag__admm_ystep_l1, .objective = objective, .destroy = destroy};
 
 /* The largest |conj(Df) Sf| over signals, channels, filters and frequencies, channel by
    channel (not summed over them), as sporco computes it: its default lmbda is a tenth of it.
@@ -180,9 +179,10 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
   if (st != AG_OK)
     return st;
   ag_solver *s;
-  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(cbpdn), &s)) != AG_OK)
+  if ((st = ag__admm_alloc(fn, AG_SOLVER_CBPDN, &cbpdn_ops, lmbda, true, sizeof(cbpdn), &s)) != AG_OK)
     return st;
   cbpdn *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_dtype t = D->dtype;
   p->ct = t == AG_F64 ? AG_C128 : AG_C64;
   p->m = g.m, p->c = g.c, p->k = g.k, p->n0 = g.n0, p->n1 = g.n1, p->nh = g.n1 / 2 + 1;
@@ -206,15 +206,14 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
     lmbda = (float)lmbda;
   s->lmbda = lmbda;
   double xi = lmbda != 0.0 ? 1.0 + pow(18.3, log10(lmbda) + 1.0) : 1.0;
-  if ((st = ag__solver_init(s, fn, AG_SOLVER_CBPDN, &cbpdn_ops, q, D->dev, t, opt, 50.0 * lmbda + 1.0, xi, 4, xs, 4,
-                            xs)) != AG_OK)
+  if ((st = ag__admm_init(s, fn, q, D->dev, t, opt, 50.0 * lmbda + 1.0, xi, 4, xs, 4, xs)) != AG_OK)
     goto fail_prefixed;
   if (t == AG_F32)
-    s->rho = (float)s->rho, s->rho_xi = (float)s->rho_xi;
+    a->rho = (float)a->rho, a->rho_xi = (float)a->rho_xi;
   /* sporco's uinit: with Y0 and no U0, U = (lmbda / rho) sign(Y), which meets the dual
      optimality condition (sporco 0.2.2 itself fails there, reading lmbda before setting it) */
   if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL &&
-      ((st = ag_sign(q, s->y, s->u)) != AG_OK || (st = ag_mul_scalar(q, s->u, lmbda / s->rho, s->u)) != AG_OK))
+      ((st = ag_sign(q, a->y, a->u)) != AG_OK || (st = ag_mul_scalar(q, a->u, lmbda / a->rho, a->u)) != AG_OK))
     goto fail;
   if ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->zf)) != AG_OK ||
       (st = ag_array_create(s->dev, p->ct, 4, xfs, &p->xf)) != AG_OK ||
@@ -222,7 +221,7 @@ ag_status ag_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, dou
       (st = ag_array_create(s->dev, p->ct, 3, dfs, &p->e)) != AG_OK ||
       (st = ag_array_create(s->dev, p->ct, 3, (size_t[]){c * c, n0, nh}, &p->h)) != AG_OK ||
       (st = ag__solver_array(s, 4, xs, &p->absx)) != AG_OK ||
-      (s->opt.lin_solve_check && ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->bf)) != AG_OK ||
+      (a->opt.lin_solve_check && ((st = ag_array_create(s->dev, p->ct, 4, xfs, &p->bf)) != AG_OK ||
                                   (st = ag_array_create(s->dev, p->ct, 4, xfs, &p->rf)) != AG_OK)))
     goto fail;
   ag_array_free(dpad), ag_array_free(s3);

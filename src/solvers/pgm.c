@@ -1,8 +1,8 @@
-/* src/solvers/pgm.c - the proximal gradient iteration of sporco 0.2.2 (pgm.h): the options
-   and their defaults, sporco's PGMDFT.solve() loop with its xstep and ystep, the momentum
-   coefficients, the step size policies and the two backtrackings. The scalars (L, t, the
-   objective, the backtracking's F and Q) are the host's; each iteration reads back a few
-   norms. */
+/* src/solvers/pgm.c - the proximal gradient algorithm of sporco 0.2.2 (pgm.h), one class of
+   the solver base (solver.h): the options and their defaults, sporco's PGMDFT iteration with
+   its xstep and ystep, the momentum coefficients, the step size policies and the two
+   backtrackings. The scalars (L, t, the objective, the backtracking's F and Q) are the host's;
+   each iteration reads back a few norms. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,12 +66,11 @@ static ag_status check_options(const char *fn, const ag_pgm_options *o) {
   return AG_OK;
 }
 
-ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_solver_kind kind, const ag__solver_ops *sops,
-                       const ag__pgm_ops *ops, ag_queue *q, ag_device *dev, ag_dtype t, const ag_pgm_options *opt,
+ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, const ag_pgm_options *opt,
                        ag_dtype ct, int xndim, const size_t *xshape, int fndim, const size_t *fshape) {
-  ag__pgm *p = s->impl;
-  s->kind = kind, s->ops = sops, s->q = q, s->dev = dev, s->dtype = t;
-  p->ops = ops;
+  ag__pgm *p = ag__pgm_of(s);
+  const ag__pgm_ops *ops = p->ops;
+  s->q = q, s->dev = dev, s->dtype = t;
   ag_status st;
   if (opt != NULL)
     p->opt = *opt;
@@ -90,11 +89,13 @@ ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_solver_kind kind, const 
                                                                : 1.2;
   if (o->backtrack.kind != AG_PGM_BACKTRACK_NONE)
     p->opt.step_policy = AG_PGM_STEP_FIXED; /* sporco: "only Backtrack will be used" */
-  /* what the solver object's common functions read */
-  memset(&s->opt, 0, sizeof s->opt);
-  s->opt.max_iter = o->max_iter, s->opt.fast_solve = o->fast_solve, s->opt.return_x = true;
-  s->rho = NAN, s->xrrs = NAN;
-  if ((st = ag__solver_make_scalars(s)) != AG_OK || (st = ag__solver_array(s, xndim, xshape, &s->x)) != AG_OK)
+  /* what the base's loop reads */
+  s->max_iter = o->max_iter, s->fast_solve = o->fast_solve;
+  st = ag__solver_make_scalars(s);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  st = ag__solver_array(s, xndim, xshape, &s->x);
+  if (st != AG_OK)
     return ag__prefix(st, fn);
   const ag_array *x0 = o->x0;
   p->opt.x0 = NULL; /* copied below; the caller's array is not kept */
@@ -124,20 +125,18 @@ ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_solver_kind kind, const 
       return ag__prefix(st, fn);
   if (dots && (st = ag_array_create(dev, t, fndim, fshape, &p->re)) != AG_OK)
     return ag__prefix(st, fn);
-  if ((st = ops->dft(s, s->x, p->xf)) != AG_OK || (st = ag_copy(q, p->xf, p->yf)) != AG_OK)
+  st = ops->dft(s, s->x, p->xf);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  st = ag_copy(q, p->xf, p->yf);
+  if (st != AG_OK)
     return ag__prefix(st, fn);
   return AG_OK;
 }
 
-void ag__pgm_free(ag__pgm *p) {
-  ag_array *a[] = {p->xf, p->yf, p->xfprv, p->yfprv, p->gf, p->vf, p->w1, p->w2, p->zzf, p->bbx, p->bbg, p->zrb, p->re};
-  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-    ag_array_free(a[i]);
-}
-
 /* sum re(conj(a) b) into the device scalar @p out. */
 static ag_status redot(ag_solver *s, const ag_array *a, const ag_array *b, ag_array *out) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   char name[48];
   snprintf(name, sizeof name, "ag_pgm_redot_%s", ag_dtype_name(a->dtype));
   ag__launch l = {.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_pgm,
@@ -148,14 +147,14 @@ static ag_status redot(ag_solver *s, const ag_array *a, const ag_array *b, ag_ar
 
 /* Enqueues the norms of sporco's eval_objfn at X and X^ into s->scal[i] and s->scal[i + 1]. */
 static ag_status objfn_norms(ag_solver *s, int i) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st = p->ops->fid_norm(s, p->xf, AG_PGM_WEIGH | AG_PGM_WITH_S, s->scal_view[i]);
   return st != AG_OK ? st : p->ops->l1(s, s->scal_view[i + 1]);
 }
 
 /* (obj, dfid, reg) from those norms: ||w (D X^ - S^)|| and sum |X|. */
 static void objfn_of(const ag_solver *s, const double v[2], double out[3]) {
-  const ag__pgm *p = s->impl;
+  const ag__pgm *p = ag__pgm_of(s);
   out[1] = 0.5 * v[0] * v[0] * p->scale;
   out[2] = p->opt.l1_weight * v[1];
   out[0] = out[1] + s->lmbda * out[2];
@@ -165,7 +164,11 @@ static void objfn_of(const ag_solver *s, const double v[2], double out[3]) {
 static ag_status eval_objfn(ag_solver *s, double out[3]) {
   double v[2];
   ag_status st;
-  if ((st = objfn_norms(s, 0)) != AG_OK || (st = ag__solver_scalars(s, 2, v)) != AG_OK)
+  st = objfn_norms(s, 0);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_scalars(s, 2, v);
+  if (st != AG_OK)
     return st;
   objfn_of(s, v, out);
   return AG_OK;
@@ -174,22 +177,39 @@ static ag_status eval_objfn(ag_solver *s, double out[3]) {
 /* The step size policy's new L at gradient gf (sporco's StepSizePolicyCauchy and
    StepSizePolicyBB update). */
 static ag_status step_size(ag_solver *s) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st;
   double v[2];
   if (p->opt.step_policy == AG_PGM_STEP_CAUCHY) {
     /* g^H H g / g^H g with H = D^H D: ||D g||^2 / ||g||^2 over the raw half spectra */
-    if ((st = p->ops->fid_norm(s, p->gf, 0, s->scal_view[0])) != AG_OK ||
-        (st = ag_nrm2(s->q, p->gf, AG_AXIS_ALL, s->scal_view[1])) != AG_OK || (st = ag__solver_scalars(s, 2, v)) != AG_OK)
+    st = p->ops->fid_norm(s, p->gf, 0, s->scal_view[0]);
+    if (st != AG_OK)
+      return st;
+    st = ag_nrm2(s->q, p->gf, AG_AXIS_ALL, s->scal_view[1]);
+    if (st != AG_OK)
+      return st;
+    st = ag__solver_scalars(s, 2, v);
+    if (st != AG_OK)
       return st;
     p->l = (v[0] * v[0]) / (v[1] * v[1]);
     return AG_OK;
   }
   /* Barzilai-Borwein: dx = X^ - X^stored, dg = g - g_stored, L = |dg|^2 / re(dx^H dg), kept
      when negative */
-  if ((st = ag_sub(s->q, p->xf, p->bbx, p->w1)) != AG_OK || (st = ag_sub(s->q, p->gf, p->bbg, p->w2)) != AG_OK ||
-      (st = redot(s, p->w1, p->w2, s->scal_view[0])) != AG_OK ||
-      (st = ag_nrm2(s->q, p->w2, AG_AXIS_ALL, s->scal_view[1])) != AG_OK || (st = ag__solver_scalars(s, 2, v)) != AG_OK)
+  st = ag_sub(s->q, p->xf, p->bbx, p->w1);
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, p->gf, p->bbg, p->w2);
+  if (st != AG_OK)
+    return st;
+  st = redot(s, p->w1, p->w2, s->scal_view[0]);
+  if (st != AG_OK)
+    return st;
+  st = ag_nrm2(s->q, p->w2, AG_AXIS_ALL, s->scal_view[1]);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_scalars(s, 2, v);
+  if (st != AG_OK)
     return st;
   double l = (v[1] * v[1]) / v[0];
   if (!(l < 0.0))
@@ -202,21 +222,34 @@ static ag_status step_size(ag_solver *s) {
    iteration, X^ goes back to X^prev when the objective rose (X itself keeps the new value, as
    in sporco). */
 static ag_status xstep(ag_solver *s, bool have_grad) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st;
   if (!have_grad && (st = p->ops->grad(s, p->yf, p->gf)) != AG_OK)
     return st;
   if (p->opt.step_policy != AG_PGM_STEP_FIXED) {
     if (s->k > 1 && (st = step_size(s)) != AG_OK)
       return st;
-    if (p->opt.step_policy == AG_PGM_STEP_BB &&
-        ((st = ag_copy(s->q, p->xf, p->bbx)) != AG_OK || (st = ag_copy(s->q, p->gf, p->bbg)) != AG_OK))
-      return st;
+    if (p->opt.step_policy == AG_PGM_STEP_BB) {
+      st = ag_copy(s->q, p->xf, p->bbx);
+      if (st != AG_OK)
+        return st;
+      st = ag_copy(s->q, p->gf, p->bbg);
+      if (st != AG_OK)
+        return st;
+    }
   }
-  if ((st = ag_axpby(s->q, 1.0, p->yf, -(1.0 / p->l), p->gf, p->vf)) != AG_OK || (st = p->ops->prox(s, p->vf, p->xf)) != AG_OK)
+  st = ag_axpby(s->q, 1.0, p->yf, -(1.0 / p->l), p->gf, p->vf);
+  if (st != AG_OK)
+    return st;
+  st = p->ops->prox(s, p->vf, p->xf);
+  if (st != AG_OK)
     return st;
   if (p->opt.monotone && s->k > 0) {
-    if ((st = ag_copy(s->q, p->xf, p->zzf)) != AG_OK || (st = eval_objfn(s, p->objfn)) != AG_OK)
+    st = ag_copy(s->q, p->xf, p->zzf);
+    if (st != AG_OK)
+      return st;
+    st = eval_objfn(s, p->objfn);
+    if (st != AG_OK)
       return st;
     if (p->objfn_prev[0] < p->objfn[0]) {
       if ((st = ag_copy(s->q, p->xfprv, p->xf)) != AG_OK)
@@ -243,7 +276,7 @@ static double momentum(const ag_pgm_options *o, double t, size_t k) {
 /* sporco's PGMDFT.ystep: Y^ = X^ + ((t_prev - 1) / t) (X^ - X^prev), and with monotone from the
    second iteration Y^ = X^ + (t_prev / t) (Z^ - X^) + ((t_prev - 1) / t) (X^ - X^prev). */
 static ag_status ystep(ag_solver *s) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st;
   double tprv = p->t;
   p->t = momentum(&p->opt, p->t, s->k);
@@ -251,8 +284,11 @@ static ag_status ystep(ag_solver *s) {
     return st;
   if (!(p->opt.monotone && s->k > 0))
     return ag_axpby(s->q, 1.0, p->xf, (tprv - 1.0) / p->t, p->w1, p->yf);
-  if ((st = ag_sub(s->q, p->zzf, p->xf, p->w2)) != AG_OK ||
-      (st = ag_axpby(s->q, 1.0, p->xf, tprv / p->t, p->w2, p->yf)) != AG_OK)
+  st = ag_sub(s->q, p->zzf, p->xf, p->w2);
+  if (st != AG_OK)
+    return st;
+  st = ag_axpby(s->q, 1.0, p->xf, tprv / p->t, p->w2, p->yf);
+  if (st != AG_OK)
     return st;
   return ag_axpby(s->q, 1.0, p->yf, (tprv - 1.0) / p->t, p->w1, p->yf);
 }
@@ -260,16 +296,29 @@ static ag_status ystep(ag_solver *s) {
 /* F = f(X^) and Q = f(Y^) + re((X^ - Y^)^H g) + (L / 2) ||X^ - Y^||^2, sporco's backtracking
    test, over the raw half spectra; f(Y^) is read when @p fy is NaN. Leaves X^ - Y^ in w1. */
 static ag_status f_and_q(ag_solver *s, double *fy, double *f, double *q) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st;
   double v[4];
   size_t n = isnan(*fy) ? 4 : 3;
-  if ((st = p->ops->fid_norm(s, p->xf, AG_PGM_WITH_S, s->scal_view[0])) != AG_OK ||
-      (st = ag_sub(s->q, p->xf, p->yf, p->w1)) != AG_OK ||
-      (st = ag_nrm2(s->q, p->w1, AG_AXIS_ALL, s->scal_view[1])) != AG_OK ||
-      (st = redot(s, p->w1, p->gf, s->scal_view[2])) != AG_OK ||
-      (n == 4 && (st = p->ops->fid_norm(s, p->yf, AG_PGM_WITH_S, s->scal_view[3])) != AG_OK) ||
-      (st = ag__solver_scalars(s, n, v)) != AG_OK)
+  st = p->ops->fid_norm(s, p->xf, AG_PGM_WITH_S, s->scal_view[0]);
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, p->xf, p->yf, p->w1);
+  if (st != AG_OK)
+    return st;
+  st = ag_nrm2(s->q, p->w1, AG_AXIS_ALL, s->scal_view[1]);
+  if (st != AG_OK)
+    return st;
+  st = redot(s, p->w1, p->gf, s->scal_view[2]);
+  if (st != AG_OK)
+    return st;
+  if (n == 4) {
+    st = p->ops->fid_norm(s, p->yf, AG_PGM_WITH_S, s->scal_view[3]);
+    if (st != AG_OK)
+      return st;
+  }
+  st = ag__solver_scalars(s, n, v);
+  if (st != AG_OK)
     return st;
   if (n == 4)
     *fy = 0.5 * v[3] * v[3];
@@ -282,14 +331,18 @@ static ag_status f_and_q(ag_solver *s, double *fy, double *f, double *q) {
    gamma_u until F <= Q, at most maxiter tries (a last failed try still grows L); then the
    y step. */
 static ag_status backtrack_standard(ag_solver *s) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st;
   if ((st = p->ops->grad(s, p->yf, p->gf)) != AG_OK)
     return st;
   double fy = NAN, f = NAN, q = NAN;
   int n = 0;
   for (bool search = true; search && n < p->opt.backtrack.maxiter; n++) {
-    if ((st = xstep(s, true)) != AG_OK || (st = f_and_q(s, &fy, &f, &q)) != AG_OK)
+    st = xstep(s, true);
+    if (st != AG_OK)
+      return st;
+    st = f_and_q(s, &fy, &f, &q);
+    if (st != AG_OK)
       return st;
     if (f <= q)
       search = false;
@@ -304,7 +357,7 @@ static ag_status backtrack_standard(ag_solver *s) {
    t = (1 + sqrt(1 + 4 L Tk)) / (2 L), Y^ = (Tk X^prev + t Zrb) / (Tk + t), the x step at Y^,
    L grown by gamma_u until F <= Q; then Tk += t and Zrb += t L (X^ - Y^). No y step. */
 static ag_status backtrack_robust(ag_solver *s) {
-  ag__pgm *p = s->impl;
+  ag__pgm *p = ag__pgm_of(s);
   ag_status st;
   if (!p->zrb_set) {
     if ((st = ag_copy(s->q, p->xf, p->zrb)) != AG_OK)
@@ -318,9 +371,17 @@ static ag_status backtrack_robust(ag_solver *s) {
     t = (1.0 + sqrt(1.0 + 4.0 * p->l * p->tk)) / (2.0 * p->l);
     tt = p->tk + t;
     double fy = NAN;
-    if ((st = ag_axpby(s->q, p->tk, p->xfprv, t, p->zrb, p->yf)) != AG_OK ||
-        (st = ag_div_scalar(s->q, p->yf, tt, p->yf)) != AG_OK || (st = xstep(s, false)) != AG_OK ||
-        (st = f_and_q(s, &fy, &f, &q)) != AG_OK)
+    st = ag_axpby(s->q, p->tk, p->xfprv, t, p->zrb, p->yf);
+    if (st != AG_OK)
+      return st;
+    st = ag_div_scalar(s->q, p->yf, tt, p->yf);
+    if (st != AG_OK)
+      return st;
+    st = xstep(s, false);
+    if (st != AG_OK)
+      return st;
+    st = f_and_q(s, &fy, &f, &q);
+    if (st != AG_OK)
       return st;
     if (f <= q)
       search = false;
@@ -335,17 +396,26 @@ static ag_status backtrack_robust(ag_solver *s) {
   return AG_OK;
 }
 
-ag_status ag__pgm_iterate(ag_solver *s, bool *stop) {
-  ag__pgm *p = s->impl;
+/* One iteration of sporco's PGM.solve() (pgm.h); the base records the statistics, calls the
+   callback and stops. */
+static ag_status pgm_iterate(ag_solver *s, ag_iter_stats *is, bool *converged) {
+  ag__pgm *p = ag__pgm_of(s);
   const ag_pgm_options *o = &p->opt;
-  ag_status st;
-  *stop = false;
   /* on_iteration_start */
-  if ((st = ag_copy(s->q, p->xf, p->xfprv)) != AG_OK || (!o->fast_solve && (st = ag_copy(s->q, p->yf, p->yfprv)) != AG_OK))
+  ag_status st = ag_copy(s->q, p->xf, p->xfprv);
+  if (st != AG_OK)
     return st;
-  if (o->monotone) {
-    if (s->k == 0 && (st = eval_objfn(s, p->objfn)) != AG_OK)
+  if (!o->fast_solve) {
+    st = ag_copy(s->q, p->yf, p->yfprv);
+    if (st != AG_OK)
       return st;
+  }
+  if (o->monotone) {
+    if (s->k == 0) {
+      st = eval_objfn(s, p->objfn);
+      if (st != AG_OK)
+        return st;
+    }
     memcpy(p->objfn_prev, p->objfn, sizeof p->objfn);
   }
   switch (o->backtrack.kind) {
@@ -356,44 +426,77 @@ ag_status ag__pgm_iterate(ag_solver *s, bool *stop) {
     st = backtrack_robust(s);
     break;
   case AG_PGM_BACKTRACK_NONE:
-    if ((st = xstep(s, false)) == AG_OK)
+    st = xstep(s, false);
+    if (st == AG_OK)
       st = ystep(s);
     break;
   }
   if (st != AG_OK)
     return st;
-  ag_iter_stats is = {.k = s->k, .obj = NAN, .dfid = NAN, .reg = NAN, .reg2 = NAN, .r = NAN, .s = NAN,
-                      .eps_pri = NAN, .eps_dua = NAN, .rho = NAN, .xrrs = NAN, .rsdl = NAN, .f_btrack = p->f,
-                      .q_btrack = p->q, .iter_btrack = p->iter_btrack, .l = p->l};
+  *is = (ag_iter_stats){.k = s->k, .obj = NAN, .dfid = NAN, .reg = NAN, .reg2 = NAN, .r = NAN, .s = NAN,
+                        .eps_pri = NAN, .eps_dua = NAN, .rho = NAN, .xrrs = NAN, .rsdl = NAN, .f_btrack = p->f,
+                        .q_btrack = p->q, .iter_btrack = p->iter_btrack, .l = p->l};
   double tol = o->auto_stop.enabled ? o->auto_stop.tau0 / (1.0 + (double)s->k) : o->rel_stop_tol;
   if (!o->fast_solve) {
     /* the residual ||X^ - Y^prev||^2 (rfl2norm2) and, unless monotone keeps its own, the
        objective, read back together */
     double v[3], obj[3];
     size_t n = o->monotone ? 1 : 3;
-    if ((st = p->ops->diff_norm(s, p->xf, p->yfprv, p->w2, s->scal_view[0])) != AG_OK ||
-        (!o->monotone && (st = objfn_norms(s, 1)) != AG_OK) ||
-        (st = ag__solver_scalars(s, n, v)) != AG_OK)
+    st = p->ops->diff_norm(s, p->xf, p->yfprv, p->w2, s->scal_view[0]);
+    if (st != AG_OK)
       return st;
-    is.rsdl = v[0] * v[0] * p->scale;
+    if (!o->monotone) {
+      st = objfn_norms(s, 1);
+      if (st != AG_OK)
+        return st;
+    }
+    st = ag__solver_scalars(s, n, v);
+    if (st != AG_OK)
+      return st;
+    is->rsdl = v[0] * v[0] * p->scale;
     if (o->monotone)
       memcpy(obj, p->objfn, sizeof obj);
     else
       objfn_of(s, v + 1, obj);
-    is.obj = obj[0], is.dfid = obj[1], is.reg = obj[2];
-    if ((st = ag__solver_push_stats(s, &is)) != AG_OK)
-      return st;
+    is->obj = obj[0], is->dfid = obj[1], is->reg = obj[2];
   }
-  if (s->cb != NULL && s->cb(s, o->fast_solve ? &is : &s->hist[s->nhist - 1], s->cb_user) != 0)
-    *stop = true;
-  s->converged = !o->fast_solve && is.rsdl < tol;
-  if (s->converged)
-    *stop = true;
+  *converged = !o->fast_solve && is->rsdl < tol;
+  return AG_OK;
+}
+
+/* PGM has X (its spatial iterate, also sporco's solve() result) and no Y or U. */
+static const ag_array *pgm_var(const ag_solver *s, ag_solver_var var) {
+  return var == AG_VAR_X || var == AG_VAR_RESULT ? s->x : NULL;
+}
+
+static double pgm_rho(const ag_solver *s) {
+  (void)s;
+  return NAN;
+}
+
+static void pgm_destroy(ag_solver *s) {
+  ag__pgm *p = ag__pgm_of(s);
+  if (p->ops != NULL && p->ops->destroy != NULL)
+    p->ops->destroy(s);
+  ag_array *a[] = {p->xf, p->yf, p->xfprv, p->yfprv, p->gf, p->vf, p->w1, p->w2, p->zzf, p->bbx, p->bbg, p->zrb, p->re};
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+    ag_array_free(a[i]);
+}
+
+static const ag__solver_class pgm_class = {
+    .name = "PGM", .iterate = pgm_iterate, .var = pgm_var, .rho = pgm_rho, .destroy = pgm_destroy};
+
+ag_status ag__pgm_alloc(const char *fn, ag_solver_kind kind, const ag__pgm_ops *ops, double lmbda, bool nan_default,
+                        size_t impl_size, ag_solver **s) {
+  ag_status st = ag__solver_alloc(fn, &pgm_class, kind, lmbda, nan_default, sizeof(ag__pgm), impl_size, s);
+  if (st != AG_OK)
+    return st;
+  ag__pgm_of(*s)->ops = ops;
   return AG_OK;
 }
 
 double ag_solver_pgm_l(const ag_solver *s) {
-  if (s == NULL || s->ops == NULL || s->ops->iterate != ag__pgm_iterate)
+  if (s == NULL || s->cls != &pgm_class)
     return NAN;
-  return ((const ag__pgm *)s->impl)->l;
+  return ag__pgm_of(s)->l;
 }

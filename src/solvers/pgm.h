@@ -1,19 +1,21 @@
-/* src/solvers/pgm.h - the proximal gradient iteration of sporco 0.2.2 (sporco.pgm.pgm.PGMDFT,
-   with sporco.pgm.backtrack, momentum and stepsize), and the hooks through which a problem
-   supplies its f (a least squares term in the DFT domain) and g's prox.
+/* src/solvers/pgm.h - the proximal gradient algorithm of sporco 0.2.2 (sporco.pgm.pgm.PGMDFT,
+   with sporco.pgm.backtrack, momentum and stepsize), one implementation of the solver base
+   (solver.h): its state, and the hooks through which a problem supplies its f (a least
+   squares term in the DFT domain) and g's prox.
 
    The iteration lives in the DFT domain, as PGMDFT's: X^ and Y^ (xf, yf) are spectra, X (s->x)
    the spatial iterate. Each iteration, as sporco's solve():
      X^prev = X^; Y^prev = Y^ (for the residual); with monotone, the objective at k = 0;
      backtracking, or: xstep (the gradient step V^ = Y^ - g / L and X = prox(V), X^ = dft(X));
      ystep (the momentum's extrapolation of Y^);
-     rsdl = ||X^ - Y^prev||^2 (rfl2norm2); statistics; callback; stop when rsdl < tol.
+     rsdl = ||X^ - Y^prev||^2 (rfl2norm2); then the base's statistics, callback and stop
+     (when rsdl < tol).
    A hook enqueues its work on s->q and returns AG_OK or a status whose message names the
    public function; the norms it leaves in a device scalar are read back by the iteration. */
 #ifndef AG_SRC_SOLVERS_PGM_H
 #define AG_SRC_SOLVERS_PGM_H
 
-#include "admm.h"
+#include "solver.h"
 
 /* The flags of fid_norm, AG_PGM_WEIGH (weigh the bins as rfl2norm2 does: the spatial
    domain's norm) and AG_PGM_WITH_S (subtract the signal), are the pgm family's. */
@@ -38,10 +40,11 @@ typedef struct ag__pgm_ops {
   ag_status (*diff_norm)(ag_solver *s, const ag_array *a, const ag_array *b, ag_array *scratch, ag_array *out);
   /* out = sum |X| (RegL1 without its weight). */
   ag_status (*l1)(ag_solver *s, ag_array *out);
+  /* Frees the problem's arrays (not s->impl itself); any may be NULL. */
+  void (*destroy)(ag_solver *s);
 } ag__pgm_ops;
 
-/* The iteration's state, at the start of the solver's impl (a problem's struct begins with
-   it). */
+/* The PGM algorithm's state (s->alg). */
 typedef struct ag__pgm {
   const ag__pgm_ops *ops;
   ag_pgm_options opt;
@@ -59,18 +62,19 @@ typedef struct ag__pgm {
   ag_array *re;                /* re(conj(a) b), real, of the spectra's shape */
 } ag__pgm;
 
+/* The PGM state of a solver of the PGM class. */
+static inline ag__pgm *ag__pgm_of(const ag_solver *s) { return (ag__pgm *)s->alg; }
+
+/* ag__solver_alloc for a PGM solver of problem @p ops (its kind @p kind), with a zeroed
+   problem state of @p impl_size bytes: from here on ag_solver_destroy frees what was made. */
+ag_status ag__pgm_alloc(const char *fn, ag_solver_kind kind, const ag__pgm_ops *ops, double lmbda, bool nan_default,
+                        size_t impl_size, ag_solver **s);
+
 /* Makes the iteration's part of @p s, once the problem's own arrays exist: the options (the
-   defaults when @p opt is NULL, checked), L, the solver's common fields (kind, ops, queue,
-   device, dtype, max_iter), s->x ([xndim] xshape, a copy of opt->x0 or zeros), the spectra
+   defaults when @p opt is NULL, checked), L, the base's fields (queue, device, dtype,
+   max_iter, fast_solve), s->x ([xndim] xshape, a copy of opt->x0 or zeros), the spectra
    (complex dtype @p ct, [fndim] fshape), and X^ = Y^ = dft(X). */
-ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_solver_kind kind, const ag__solver_ops *sops,
-                       const ag__pgm_ops *ops, ag_queue *q, ag_device *dev, ag_dtype t, const ag_pgm_options *opt,
+ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, const ag_pgm_options *opt,
                        ag_dtype ct, int xndim, const size_t *xshape, int fndim, const size_t *fshape);
-
-/* One iteration (ag__solver_ops.iterate). */
-ag_status ag__pgm_iterate(ag_solver *s, bool *stop);
-
-/* Frees the iteration's arrays (not the impl itself). */
-void ag__pgm_free(ag__pgm *p);
 
 #endif

@@ -20,7 +20,6 @@ AG__SHAPE_LAUNCHER(launch_pad, AG_SHAPE_PGM_PAD)
 AG__SHAPE_LAUNCHER(launch_nobndry, AG_SHAPE_PGM_NOBNDRY)
 
 typedef struct pgm_cbpdn {
-  ag__pgm pgm;                    /* the iteration's state (pgm.h), first */
   size_t k, m, n0, n1, nh, d0, d1; /* signals, filters, the signal's sides, n1 / 2 + 1, the filters' */
   ag_dtype ct;                    /* the complex dtype of the spectra */
   ag_array *df;                   /* D's spectrum [M][N0][NH] */
@@ -48,12 +47,20 @@ static ag_status dft(ag_solver *s, const ag_array *x, ag_array *xf) { return ag_
 
 static ag_status prox(ag_solver *s, const ag_array *vf, ag_array *xf) {
   pgm_cbpdn *p = s->impl;
-  const ag_pgm_options *o = &p->pgm.opt;
+  ag__pgm *g = ag__pgm_of(s);
+  const ag_pgm_options *o = &g->opt;
   ag_status st;
-  if ((st = ag_irfft(s->q, vf, 2, AG_FFT_BACKWARD, p->v)) != AG_OK ||
-      (st = ag_soft_threshold(s->q, p->v, (s->lmbda / p->pgm.l) * o->l1_weight, s->x)) != AG_OK ||
-      (o->nonneg && (st = ag_maximum_scalar(s->q, s->x, 0.0, s->x)) != AG_OK))
+  st = ag_irfft(s->q, vf, 2, AG_FFT_BACKWARD, p->v);
+  if (st != AG_OK)
     return st;
+  st = ag_soft_threshold(s->q, p->v, (s->lmbda / g->l) * o->l1_weight, s->x);
+  if (st != AG_OK)
+    return st;
+  if (o->nonneg) {
+    st = ag_maximum_scalar(s->q, s->x, 0.0, s->x);
+    if (st != AG_OK)
+      return st;
+  }
   if (o->no_bndry_cross) {
     char name[48];
     ag__launch l = pgm_launch(s, "ag_pgm_nobndry", s->dtype, name, sizeof name, s->x->size);
@@ -88,18 +95,13 @@ static ag_status l1(ag_solver *s, ag_array *out) {
 
 static void destroy(ag_solver *s) {
   pgm_cbpdn *p = s->impl;
-  if (p == NULL)
-    return;
-  ag__pgm_free(&p->pgm);
   ag_array *a[] = {p->df, p->sf, p->ef, p->v, p->absx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
-  free(p);
 }
 
-static const ag__pgm_ops pgm_cbpdn_ops = {
-    .grad = grad, .prox = prox, .dft = dft, .fid_norm = fid_norm, .diff_norm = diff_norm, .l1 = l1};
-static const ag__solver_ops solver_ops = {.name = "PGM ConvBPDN", .iterate = ag__pgm_iterate, .destroy = destroy};
+static const ag__pgm_ops pgm_cbpdn_ops = {.grad = grad,         .prox = prox, .dft = dft, .fid_norm = fid_norm,
+                                          .diff_norm = diff_norm, .l1 = l1,     .destroy = destroy};
 
 /* D's and S's spectra: D zero padded to the signals' size on the device, then both rfft'd. */
 static ag_status spectra(ag_solver *s, ag_queue *q, const ag_array *D, const ag_array *S) {
@@ -123,14 +125,27 @@ static ag_status spectra(ag_solver *s, ag_queue *q, const ag_array *D, const ag_
 
 /* sporco's default lmbda, 0.1 max |conj(D^) S^|: the gradient at V^ = 0 is -conj(D^) S^. */
 static ag_status default_lmbda(ag_solver *s, double *out) {
-  ag__pgm *g = s->impl;
+  ag__pgm *g = ag__pgm_of(s);
   ag_array *a = NULL;
   ag_status st;
   double mx = 0;
-  if ((st = ag_fill(s->q, g->w1, 0.0)) == AG_OK && (st = grad(s, g->w1, g->gf)) == AG_OK &&
-      (st = ag_array_create(s->dev, s->dtype, ag_array_ndim(g->gf), ag_array_shape(g->gf), &a)) == AG_OK &&
-      (st = ag_abs(s->q, g->gf, a)) == AG_OK && (st = ag_max(s->q, a, AG_AXIS_ALL, s->scal_view[0])) == AG_OK)
-    st = ag__solver_scalars(s, 1, &mx);
+  st = ag_fill(s->q, g->w1, 0.0);
+  if (st != AG_OK)
+    goto done;
+  st = grad(s, g->w1, g->gf);
+  if (st != AG_OK)
+    goto done;
+  st = ag_array_create(s->dev, s->dtype, ag_array_ndim(g->gf), ag_array_shape(g->gf), &a);
+  if (st != AG_OK)
+    goto done;
+  st = ag_abs(s->q, g->gf, a);
+  if (st != AG_OK)
+    goto done;
+  st = ag_max(s->q, a, AG_AXIS_ALL, s->scal_view[0]);
+  if (st != AG_OK)
+    goto done;
+  st = ag__solver_scalars(s, 1, &mx);
+done:
   ag_array_free(a);
   *out = 0.1 * mx;
   return st;
@@ -146,32 +161,42 @@ ag_status ag_pgm_cbpdn_create(ag_queue *q, const ag_array *D, const ag_array *S,
   if (st != AG_OK)
     return st;
   ag_solver *s;
-  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(pgm_cbpdn), &s)) != AG_OK)
+  st = ag__pgm_alloc(fn, AG_SOLVER_PGM_CBPDN, &pgm_cbpdn_ops, lmbda, true, sizeof(pgm_cbpdn), &s);
+  if (st != AG_OK)
     return st;
   pgm_cbpdn *p = s->impl;
   ag_dtype t = D->dtype;
   p->ct = t == AG_F64 ? AG_C128 : AG_C64;
   p->m = g.m, p->d0 = g.d0, p->d1 = g.d1, p->k = g.k, p->n0 = g.n0, p->n1 = g.n1, p->nh = g.n1 / 2 + 1;
-  p->pgm.scale = 1.0 / ((double)p->n0 * (double)p->n1);
+  ag__pgm_of(s)->scale = 1.0 / ((double)p->n0 * (double)p->n1);
   size_t xs[4] = {p->k, p->m, p->n0, p->n1}, xfs[4] = {p->k, p->m, p->n0, p->nh};
   s->dev = D->dev, s->dtype = t, s->q = q; /* for the launches before ag__pgm_init */
-  if ((st = spectra(s, q, D, S)) != AG_OK ||
-      (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->k, p->n0, p->nh}, &p->ef)) != AG_OK ||
-      (st = ag__solver_array(s, 4, xs, &p->v)) != AG_OK || (st = ag__solver_array(s, 4, xs, &p->absx)) != AG_OK)
+  st = spectra(s, q, D, S);
+  if (st != AG_OK)
     goto fail;
-  if ((st = ag__pgm_init(s, fn, AG_SOLVER_PGM_CBPDN, &solver_ops, &pgm_cbpdn_ops, q, D->dev, t, opt, p->ct, 4, xs, 4,
-                         xfs)) != AG_OK)
+  st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->k, p->n0, p->nh}, &p->ef);
+  if (st != AG_OK)
+    goto fail;
+  st = ag__solver_array(s, 4, xs, &p->v);
+  if (st != AG_OK)
+    goto fail;
+  st = ag__solver_array(s, 4, xs, &p->absx);
+  if (st != AG_OK)
+    goto fail;
+  st = ag__pgm_init(s, fn, q, D->dev, t, opt, p->ct, 4, xs, 4, xfs);
+  if (st != AG_OK)
     goto fail_prefixed;
-  if (isnan(lmbda) && (st = default_lmbda(s, &lmbda)) != AG_OK)
-    goto fail;
+  if (isnan(lmbda)) {
+    st = default_lmbda(s, &lmbda);
+    if (st != AG_OK)
+      goto fail;
+  }
   s->lmbda = t == AG_F32 ? (float)lmbda : lmbda;
   *solver = s;
   return AG_OK;
 fail:
   st = ag__prefix(st, fn);
 fail_prefixed:
-  /* the ops destroy what was made */
-  s->ops = &solver_ops;
   ag_solver_destroy(s);
   return st;
 }

@@ -25,39 +25,54 @@ typedef struct rpca {
 
 static ag_status xstep(ag_solver *s) {
   rpca *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   /* work = S + Y' - U */
-  if ((st = ag_add(s->q, p->s, s->y, s->work)) != AG_OK || (st = ag_sub(s->q, s->work, s->u, s->work)) != AG_OK)
+  st = ag_add(s->q, p->s, a->y, a->work);
+  if (st != AG_OK)
     return st;
-  return ag_prox_nuclear(s->q, s->work, 1.0 / s->rho, s->x, p->sv);
+  st = ag_sub(s->q, a->work, a->u, a->work);
+  if (st != AG_OK)
+    return st;
+  return ag_prox_nuclear(s->q, a->work, 1.0 / a->rho, s->x, p->sv);
 }
 
 static ag_status ystep(ag_solver *s) {
   rpca *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
-  if ((st = ag_add(s->q, ag__solver_ax(s), s->u, s->y)) != AG_OK || (st = ag_sub(s->q, s->y, p->s, s->y)) != AG_OK)
+  st = ag_add(s->q, ag__admm_ax(s), a->u, a->y);
+  if (st != AG_OK)
     return st;
-  return ag_prox_l1(s->q, s->y, s->lmbda / s->rho, s->y);
+  st = ag_sub(s->q, a->y, p->s, a->y);
+  if (st != AG_OK)
+    return st;
+  return ag_prox_l1(s->q, a->y, s->lmbda / a->rho, a->y);
 }
 
 static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   rpca *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   double nuc, l1, cns;
   /* ||fvar||_*: the x step's singular values, or those of S - Y = S + Y' */
-  if (s->opt.f_eval_x) {
-    if ((st = ag_sum(s->q, p->sv, AG_AXIS_ALL, s->scal_view[6])) != AG_OK ||
-        (st = ag__solver_scalar(s, 6, &nuc)) != AG_OK)
+  if (!a->opt.f_eval_x) {
+    st = ag_add(s->q, p->s, a->y, p->tmp);
+    if (st != AG_OK)
       return st;
-  } else if ((st = ag_add(s->q, p->s, s->y, p->tmp)) != AG_OK ||
-             (st = ag_prox_nuclear(s->q, p->tmp, 0.0, s->work, p->sv)) != AG_OK ||
-             (st = ag_sum(s->q, p->sv, AG_AXIS_ALL, s->scal_view[6])) != AG_OK ||
-             (st = ag__solver_scalar(s, 6, &nuc)) != AG_OK) {
-    return st;
+    st = ag_prox_nuclear(s->q, p->tmp, 0.0, a->work, p->sv);
+    if (st != AG_OK)
+      return st;
   }
+  st = ag_sum(s->q, p->sv, AG_AXIS_ALL, s->scal_view[6]);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_scalar(s, 6, &nuc);
+  if (st != AG_OK)
+    return st;
   /* ||gvar||_1: Y (|Y'|), or S - X */
-  const ag_array *g = s->y;
-  if (!s->opt.g_eval_y) {
+  const ag_array *g = a->y;
+  if (!a->opt.g_eval_y) {
     if ((st = ag_sub(s->q, p->s, s->x, p->tmp)) != AG_OK)
       return st;
     g = p->tmp;
@@ -65,8 +80,14 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   if ((st = ag__solver_l1(s, g, p->absy, &l1)) != AG_OK)
     return st;
   /* ||X + Y - S|| = ||X - Y' - S|| */
-  if ((st = ag_sub(s->q, s->x, s->y, p->tmp)) != AG_OK || (st = ag_sub(s->q, p->tmp, p->s, p->tmp)) != AG_OK ||
-      (st = ag__solver_norms(s, 1, (const ag_array *[]){p->tmp}, &cns)) != AG_OK)
+  st = ag_sub(s->q, s->x, a->y, p->tmp);
+  if (st != AG_OK)
+    return st;
+  st = ag_sub(s->q, p->tmp, p->s, p->tmp);
+  if (st != AG_OK)
+    return st;
+  st = ag__solver_norms(s, 1, (const ag_array *[]){p->tmp}, &cns);
+  if (st != AG_OK)
     return st;
   is->dfid = nuc;
   is->reg = l1;
@@ -77,24 +98,22 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
 
 static const ag_array *var(const ag_solver *s, ag_solver_var v) {
   rpca *p = s->impl;
-  if (v != AG_VAR_Y && !(v == AG_VAR_RESULT && !s->opt.return_x))
+  ag__admm *a = ag__admm_of(s);
+  if (v != AG_VAR_Y && !(v == AG_VAR_RESULT && !a->opt.return_x))
     return NULL;
-  if (ag_neg(s->q, s->y, p->yout) != AG_OK)
+  if (ag_neg(s->q, a->y, p->yout) != AG_OK)
     return NULL;
   return p->yout;
 }
 
 static void destroy(ag_solver *s) {
   rpca *p = s->impl;
-  if (p == NULL)
-    return;
   ag_array *a[] = {p->s, p->sv, p->yout, p->absy, p->tmp};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
-  free(p);
 }
 
-static const ag__solver_ops rpca_ops = {.name = "RobustPCA", .xstep = xstep, .ystep = ystep, .objective = objective,
+static const ag__admm_ops rpca_ops = {.name = "RobustPCA", .xstep = xstep, .ystep = ystep, .objective = objective,
                                         .var = var, .destroy = destroy};
 
 ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_admm_options *opt,
@@ -115,9 +134,10 @@ ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_
   if (isnan(lmbda))
     lmbda = 1.0 / sqrt((double)S->shape[0]);
   ag_solver *s;
-  if ((st = ag__solver_alloc(fn, lmbda, true, sizeof(rpca), &s)) != AG_OK)
+  if ((st = ag__admm_alloc(fn, AG_SOLVER_RPCA, &rpca_ops, lmbda, true, sizeof(rpca), &s)) != AG_OK)
     return st;
   rpca *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_dtype t = S->dtype;
   if (t == AG_F32)
     lmbda = (float)lmbda;
@@ -126,27 +146,53 @@ ag_status ag_rpca_create(ag_queue *q, const ag_array *S, double lmbda, const ag_
   if (t == AG_F32)
     rho0 = (float)rho0;
   /* sporco's Y0 is Y; the iteration's Y' is -Y0, set after the common part copies it */
-  if ((st = ag__solver_init(s, fn, AG_SOLVER_RPCA, &rpca_ops, q, S->dev, t, opt, rho0, 1.0, 2, S->shape, 2,
-                            S->shape)) != AG_OK)
+  if ((st = ag__admm_init(s, fn, q, S->dev, t, opt, rho0, 1.0, 2, S->shape, 2, S->shape)) != AG_OK)
     goto fail;
   size_t k = S->shape[0] < S->shape[1] ? S->shape[0] : S->shape[1];
-  if ((st = ag__solver_array(s, 2, S->shape, &p->s)) != AG_OK || (st = ag_copy(q, S, p->s)) != AG_OK ||
-      (st = ag__solver_array(s, 2, S->shape, &s->c)) != AG_OK || (st = ag_copy(q, S, s->c)) != AG_OK ||
-      (st = ag__solver_array(s, 1, &k, &p->sv)) != AG_OK || (st = ag_fill(q, p->sv, 0.0)) != AG_OK ||
-      (st = ag__solver_array(s, 2, S->shape, &p->yout)) != AG_OK ||
-      (st = ag__solver_array(s, 2, S->shape, &p->tmp)) != AG_OK ||
-      (st = ag_array_create(s->dev, t, 2, S->shape, &p->absy)) != AG_OK || (st = ag_neg(q, s->y, s->y)) != AG_OK) {
-    st = ag__prefix(st, fn);
-    goto fail;
-  }
+  /* S, and c = S (the constraint X - Y' = S) */
+  st = ag__solver_array(s, 2, S->shape, &p->s);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag_copy(q, S, p->s);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag__solver_array(s, 2, S->shape, &a->c);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag_copy(q, S, a->c);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag__solver_array(s, 1, &k, &p->sv);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag_fill(q, p->sv, 0.0);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag__solver_array(s, 2, S->shape, &p->yout);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag__solver_array(s, 2, S->shape, &p->tmp);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag_array_create(s->dev, t, 2, S->shape, &p->absy);
+  if (st != AG_OK)
+    goto fail_prefix;
+  st = ag_neg(q, a->y, a->y);
+  if (st != AG_OK)
+    goto fail_prefix;
   /* sporco's uinit: with Y0 and no U0, U = (lmbda / rho) sign(Y) = -(lmbda / rho) sign(Y') */
-  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL &&
-      ((st = ag_sign(q, s->y, s->u)) != AG_OK || (st = ag_mul_scalar(q, s->u, -lmbda / s->rho, s->u)) != AG_OK)) {
-    st = ag__prefix(st, fn);
-    goto fail;
+  if (opt != NULL && opt->y0 != NULL && opt->u0 == NULL) {
+    st = ag_sign(q, a->y, a->u);
+    if (st != AG_OK)
+      goto fail_prefix;
+    st = ag_mul_scalar(q, a->u, -lmbda / a->rho, a->u);
+    if (st != AG_OK)
+      goto fail_prefix;
   }
   *solver = s;
   return AG_OK;
+fail_prefix:
+  st = ag__prefix(st, fn);
 fail:
   ag_solver_destroy(s);
   return st;

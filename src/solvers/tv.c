@@ -105,15 +105,16 @@ static ag_status sweep(ag_solver *s, double rho, double w2, double *gsrrs) {
 
 static ag_status xstep(ag_solver *s) {
   tv *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   /* work = Y - U */
-  if ((st = ag_sub(s->q, s->y, s->u, s->work)) != AG_OK)
+  if ((st = ag_sub(s->q, a->y, a->u, a->work)) != AG_OK)
     return st;
-  double rho = s->rho, w2 = s->opt.dfid_weight * s->opt.dfid_weight;
+  double rho = a->rho, w2 = a->opt.dfid_weight * a->opt.dfid_weight;
   if (p->l1) {
     /* rhs = S + (Y - U)_last, then (Y - U)_last = 0 */
     ag_array *last = NULL;
-    if ((st = comp(s->work, p->naxes, &last)) == AG_OK && (st = ag_add(s->q, p->s, last, p->rhs)) == AG_OK)
+    if ((st = comp(a->work, p->naxes, &last)) == AG_OK && (st = ag_add(s->q, p->s, last, p->rhs)) == AG_OK)
       st = ag_fill(s->q, last, 0.0);
     ag_array_free(last);
     if (st != AG_OK)
@@ -122,7 +123,7 @@ static ag_status xstep(ag_solver *s) {
   } else if ((st = ag_copy(s->q, p->s, p->rhs)) != AG_OK) {
     return st;
   }
-  if ((st = cnst_at(s, s->work, p->atyu)) != AG_OK)
+  if ((st = cnst_at(s, a->work, p->atyu)) != AG_OK)
     return st;
   /* sporco sweeps while GSRelRes > GSTol, at most MaxGSIter times. With GSTol 0 (the default)
      only an exact solution (GSRelRes 0) would stop it early, after which more sweeps leave X
@@ -130,30 +131,31 @@ static ag_status xstep(ag_solver *s) {
      x step instead of MaxGSIter. */
   double gsrrs = INFINITY;
   int it = 0;
-  while (gsrrs > s->opt.gs_tol && it < s->opt.max_gs_iter) {
-    bool need = s->opt.gs_tol > 0 || it + 1 == s->opt.max_gs_iter;
+  while (gsrrs > a->opt.gs_tol && it < a->opt.max_gs_iter) {
+    bool need = a->opt.gs_tol > 0 || it + 1 == a->opt.max_gs_iter;
     if ((st = sweep(s, rho, w2, need ? &gsrrs : NULL)) != AG_OK)
       return st;
     it++;
   }
-  s->gs_iter = it, s->xrrs = gsrrs;
+  a->gs_iter = it, a->xrrs = gsrrs;
   return AG_OK;
 }
 
 static ag_status ystep(ag_solver *s) {
   tv *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
-  const ag_array *ax = ag__solver_ax(s);
+  const ag_array *ax = ag__admm_ax(s);
   /* Y = A X + U, then the prox of each part in place */
-  if ((st = ag_add(s->q, ax, s->u, s->y)) != AG_OK)
+  if ((st = ag_add(s->q, ax, a->u, a->y)) != AG_OK)
     return st;
-  double a = s->lmbda / s->rho * s->opt.tv_weight;
+  double w = s->lmbda / a->rho * a->opt.tv_weight;
   if (!p->l1)
-    return ag_prox_l2(s->q, s->y, a, 0, s->y);
+    return ag_prox_l2(s->q, a->y, w, 0, a->y);
   ag_array *g = NULL, *last = NULL;
-  if ((st = ag_array_slice(s->y, 0, (size_t)p->naxes, &g)) == AG_OK && (st = ag_prox_l2(s->q, g, a, 0, g)) == AG_OK &&
-      (st = comp(s->y, p->naxes, &last)) == AG_OK && (st = ag_sub(s->q, last, p->s, last)) == AG_OK)
-    st = ag_prox_l1(s->q, last, s->opt.dfid_weight / s->rho, last);
+  if ((st = ag_array_slice(a->y, 0, (size_t)p->naxes, &g)) == AG_OK && (st = ag_prox_l2(s->q, g, w, 0, g)) == AG_OK &&
+      (st = comp(a->y, p->naxes, &last)) == AG_OK && (st = ag_sub(s->q, last, p->s, last)) == AG_OK)
+    st = ag_prox_l1(s->q, last, a->opt.dfid_weight / a->rho, last);
   ag_array_free(g), ag_array_free(last);
   return st;
 }
@@ -171,16 +173,17 @@ static ag_status tv_norm(ag_solver *s, const ag_array *gv, double *out) {
 
 static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   tv *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   ag_status st;
   /* gvar: Y, or A X - c: this iteration's AXnr (X has not changed since), copied for TVL1,
      whose last component becomes X - S below */
-  const ag_array *gv = s->y;
-  if (!s->opt.g_eval_y) {
-    gv = ag__solver_axnr(s);
+  const ag_array *gv = a->y;
+  if (!a->opt.g_eval_y) {
+    gv = ag__admm_axnr(s);
     if (p->l1) {
-      if ((st = ag_copy(s->q, gv, s->work)) != AG_OK)
+      if ((st = ag_copy(s->q, gv, a->work)) != AG_OK)
         return st;
-      gv = s->work;
+      gv = a->work;
     }
   }
   double reg, dfd;
@@ -189,22 +192,22 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
   if (p->l1) {
     /* sum |W gvar_last|, gvar_last = Y_last, or X - S */
     ag_array *last = NULL;
-    if ((st = comp(gv, p->naxes, &last)) == AG_OK && (s->opt.g_eval_y || (st = ag_sub(s->q, last, p->s, last)) == AG_OK))
+    if ((st = comp(gv, p->naxes, &last)) == AG_OK && (a->opt.g_eval_y || (st = ag_sub(s->q, last, p->s, last)) == AG_OK))
       st = ag__solver_l1(s, last, p->absx, &dfd);
     ag_array_free(last);
     if (st != AG_OK)
       return st;
-    dfd *= s->opt.dfid_weight;
+    dfd *= a->opt.dfid_weight;
   } else {
     /* (1/2) ||W (X - S)||^2 */
     double n;
     if ((st = ag_sub(s->q, s->x, p->s, p->tmp)) != AG_OK ||
         (st = ag__solver_norms(s, 1, (const ag_array *[]){p->tmp}, &n)) != AG_OK)
       return st;
-    dfd = 0.5 * (s->opt.dfid_weight * n) * (s->opt.dfid_weight * n);
+    dfd = 0.5 * (a->opt.dfid_weight * n) * (a->opt.dfid_weight * n);
   }
   is->dfid = dfd;
-  is->reg = s->opt.tv_weight * reg;
+  is->reg = a->opt.tv_weight * reg;
   is->obj = dfd + s->lmbda * is->reg;
   return AG_OK;
 }
@@ -212,29 +215,27 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
 /* TVL1's residuals: sporco's rsdl_s is rho ||A^T U|| (not of Yprev - Y), which is the default's
    sn, and its rsdl_sn rho ||U||. */
 static ag_status tvl1_residuals(ag_solver *s, double *r, double *sd, double *rn, double *sn) {
+  ag__admm *a = ag__admm_of(s);
   (void)r, (void)rn;
   double nu;
-  ag_status st = ag__solver_norms(s, 1, (const ag_array *[]){s->u}, &nu);
+  ag_status st = ag__solver_norms(s, 1, (const ag_array *[]){a->u}, &nu);
   if (st != AG_OK)
     return st;
   *sd = *sn;
-  *sn = s->rho * nu;
+  *sn = a->rho * nu;
   return AG_OK;
 }
 
 static void destroy(ag_solver *s) {
   tv *p = s->impl;
-  if (p == NULL)
-    return;
   ag_array *a[] = {p->s, p->xnext, p->atyu, p->rhs, p->tmp, p->absx, p->normx};
   for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
     ag_array_free(a[i]);
-  free(p);
 }
 
-static const ag__solver_ops tvl2_ops = {.name = "TVL2Denoise", .xstep = xstep, .ystep = ystep, .cnst_a = cnst_a,
+static const ag__admm_ops tvl2_ops = {.name = "TVL2Denoise", .xstep = xstep, .ystep = ystep, .cnst_a = cnst_a,
                                         .cnst_at = cnst_at, .objective = objective, .destroy = destroy};
-static const ag__solver_ops tvl1_ops = {.name = "TVL1Denoise", .xstep = xstep, .ystep = ystep, .cnst_a = cnst_a,
+static const ag__admm_ops tvl1_ops = {.name = "TVL1Denoise", .xstep = xstep, .ystep = ystep, .cnst_a = cnst_a,
                                         .cnst_at = cnst_at, .residuals = tvl1_residuals, .objective = objective,
                                         .destroy = destroy};
 
@@ -269,9 +270,11 @@ static ag_status create(const char *fn, bool l1, ag_queue *q, const ag_array *S,
     mask |= 1u << (axes[j] + 3 - S->ndim);
   }
   ag_solver *s;
-  if ((st = ag__solver_alloc(fn, lmbda, false, sizeof(tv), &s)) != AG_OK)
+  if ((st = ag__admm_alloc(fn, l1 ? AG_SOLVER_TVL1 : AG_SOLVER_TVL2, l1 ? &tvl1_ops : &tvl2_ops, lmbda, false,
+                           sizeof(tv), &s)) != AG_OK)
     return st;
   tv *p = s->impl;
+  ag__admm *a = ag__admm_of(s);
   p->l1 = l1, p->naxes = (int)naxes, p->mask = mask;
   for (size_t j = 0; j < naxes; j++)
     p->axes[j] = axes[j];
@@ -287,8 +290,7 @@ static ag_status create(const char *fn, bool l1, ag_queue *q, const ag_array *S,
   double rho0 = 2.0 * lmbda + 0.1;
   if (t == AG_F32)
     rho0 = (float)rho0;
-  if ((st = ag__solver_init(s, fn, l1 ? AG_SOLVER_TVL1 : AG_SOLVER_TVL2, l1 ? &tvl1_ops : &tvl2_ops, q, S->dev, t,
-                            opt, rho0, 1.0, S->ndim, S->shape, S->ndim + 1, yshape)) != AG_OK)
+  if ((st = ag__admm_init(s, fn, q, S->dev, t, opt, rho0, 1.0, S->ndim, S->shape, S->ndim + 1, yshape)) != AG_OK)
     goto fail;
   ag_dtype rt = t;
   if ((st = ag__solver_array(s, S->ndim, S->shape, &p->s)) != AG_OK || (st = ag_copy(q, S, p->s)) != AG_OK ||
@@ -305,8 +307,8 @@ static ag_status create(const char *fn, bool l1, ag_queue *q, const ag_array *S,
   if (l1) {
     /* c = (0, ..., 0, S) */
     ag_array *last = NULL;
-    if ((st = ag__solver_array(s, S->ndim + 1, yshape, &s->c)) != AG_OK || (st = ag_fill(q, s->c, 0.0)) != AG_OK ||
-        (st = comp(s->c, p->naxes, &last)) != AG_OK || (st = ag_copy(q, S, last)) != AG_OK) {
+    if ((st = ag__solver_array(s, S->ndim + 1, yshape, &a->c)) != AG_OK || (st = ag_fill(q, a->c, 0.0)) != AG_OK ||
+        (st = comp(a->c, p->naxes, &last)) != AG_OK || (st = ag_copy(q, S, last)) != AG_OK) {
       ag_array_free(last);
       st = ag__prefix(st, fn);
       goto fail;
