@@ -1,6 +1,6 @@
 /* kernels_shared/prox.h - the prox family: proximal operators of l2 norms along an axis,
    finite differences and the partial sums of image metrics (ag_prox_l2, ag_proj_l2,
-   ag_prox_sl1l2, ag_grad, ag_grad_t, ag_mse, ag_snr, ag_psnr: src/solvers/prox.c). Expanded
+   ag_prox_sl1l2, ag_grad, ag_grad_t, ag_metric_mse, ag_snr, ag_psnr: src/solvers/prox.c). Expanded
    once per dtype (AG_TC, see variant.h): the norm and difference kernels for f32, f64, c64
    and c128, the metric kernel for f32 and f64; other dtypes define nothing.
 

@@ -1,5 +1,5 @@
 /* kernels_shared/template.h - the template family: orientation mapping by polar template
-   matching (ag_template_match, src/diffraction/template_match.c) and normalised
+   matching (ag_template_library_match, src/diffraction/template_match.c) and normalised
    cross-correlation (ag_match_template, src/diffraction/ncc.c), f32 and f64. Expanded once per
    dtype (AG_TC, see variant.h); the other dtypes define nothing. Every kernel is an AG_ITEMS
    kernel, so the host runs the same code as the GPUs.

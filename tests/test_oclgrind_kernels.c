@@ -511,12 +511,12 @@ enum { TM_TEMPLATES = 12, TM_THETA = 36, TM_R = 10, TM_FRAMES = 2, TM_BEST = 3 }
    templates; the four outputs read back into @p out (index, sign as i32; correlation and angle
    as dtype t, each TM_FRAMES x TM_BEST). */
 static void template_match_on(ag_device *dev, const ag_template_library *lib, ag_dtype t, const void *polar_host,
-                              const ag_template_match_options *o, void *out[4]) {
+                              const ag_template_library_match_options *o, void *out[4]) {
   const size_t ps[3] = {TM_FRAMES, TM_THETA, TM_R}, os[2] = {TM_FRAMES, TM_BEST};
   ag_array *polar = oclgrind_operand(dev, t, 3, ps, polar_host);
   ag_array *a[4] = {test_array_new(dev, AG_I32, 2, os), test_array_new(dev, t, 2, os), test_array_new(dev, t, 2, os),
                     test_array_new(dev, AG_I32, 2, os)};
-  CHECK_OK(ag_template_match(NULL, lib, polar, o, a[0], a[1], a[2], a[3]));
+  CHECK_OK(ag_template_library_match(NULL, lib, polar, o, a[0], a[1], a[2], a[3]));
   for (int k = 0; k < 4; k++) {
     out[k] = test_array_read(a[k]);
     oclgrind_keep(a[k]);
@@ -524,7 +524,7 @@ static void template_match_on(ag_device *dev, const ag_template_library *lib, ag
   oclgrind_keep(polar);
 }
 
-/* The four kernels of ag_template_match in dtype @p t, with the prefilter (5 of 12 templates
+/* The four kernels of ag_template_library_match in dtype @p t, with the prefilter (5 of 12 templates
    kept: ag_tm_prefilter, ag_tm_keep) and both normalisations, against the host device's
    results: the same templates, angles and signs, the correlations (of frames of [0.1, 10]
    divided by their norms: values below 1) within 1e-5 (f32) and 1e-12 (f64), room for the
@@ -550,7 +550,8 @@ static void check_template_matching(int i, ag_dtype t) {
   ag_template_library *lib, *lib_host;
   CHECK_OK(ag_template_library_create(dev, TM_TEMPLATES, offsets, r, th, in, TM_THETA, TM_R, &lib));
   CHECK_OK(ag_template_library_create(host, TM_TEMPLATES, offsets, r, th, in, TM_THETA, TM_R, &lib_host));
-  ag_template_match_options o = {.n_keep = 5, .n_best = TM_BEST, .normalize_image = true, .normalize_templates = true};
+  ag_template_library_match_options o = {
+      .n_keep = 5, .n_best = TM_BEST, .normalize_image = true, .normalize_templates = true};
   void *polar = input(t, TM_FRAMES * TM_THETA * TM_R, 78, POSITIVE);
   void *got[4], *want[4];
   template_match_on(dev, lib, t, polar, &o, got);

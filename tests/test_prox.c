@@ -462,7 +462,7 @@ START_TEST(metrics_match_values_worked_out_by_hand) {
     }
     ag_array *ref = test_array_1d(dev, t, 4, rb), *x = test_array_1d(dev, t, 4, xb);
     double mse = 0, snr = 0, psnr = 0, psnr255 = 0, psnr_nan = 0;
-    CHECK_OK(ag_mse(NULL, ref, x, &mse));
+    CHECK_OK(ag_metric_mse(NULL, ref, x, &mse));
     CHECK_OK(ag_snr(NULL, ref, x, &snr));
     CHECK_OK(ag_psnr(NULL, ref, x, 0, &psnr));
     CHECK_OK(ag_psnr(NULL, ref, x, NAN, &psnr_nan));
@@ -512,7 +512,7 @@ START_TEST(metrics_match_values_worked_out_by_hand) {
     memcpy(yb, vb, n * ref_size(t));
     ref_put(t, yb, 0, 0);
     ag_array *c = test_array_1d(dev, t, n, yb);
-    CHECK_OK(ag_mse(NULL, a, c, &mse));
+    CHECK_OK(ag_metric_mse(NULL, a, c, &mse));
     ck_assert_msg(mse == 1.0 / 16, "%s: %s mse with one element of -1 zeroed is %g, expected 1/16", test_label(),
                   ref_name(t), mse);
     ag_array_free(a);
@@ -553,7 +553,7 @@ START_TEST(metrics_of_many_values_match_the_reference) {
       long double want_mse = se / n, want_snr = 10 * log10l(var / se), want_psnr = 10 * log10l((hi - lo) * (hi - lo) / want_mse);
       ag_array *ar = test_array_1d(dev, t, n, r), *ax = test_array_1d(dev, t, n, x);
       double mse, snr, psnr;
-      CHECK_OK(ag_mse(NULL, ar, ax, &mse));
+      CHECK_OK(ag_metric_mse(NULL, ar, ax, &mse));
       CHECK_OK(ag_snr(NULL, ar, ax, &snr));
       CHECK_OK(ag_psnr(NULL, ar, ax, -1, &psnr));
       /* Relative 1e-6 (f32: compensated sums, one rounding of each difference) and 1e-12; in
@@ -625,8 +625,8 @@ START_TEST(bad_input_is_refused_naming_the_function_and_the_argument) {
   CHECK_FAILS(ag_grad(NULL, iv, 0, out), AG_ERR_UNSUPPORTED, "ag_grad", "x");
   CHECK_FAILS(ag_grad(NULL, v, 0, small), AG_ERR_MISMATCH, "ag_grad", "out");
 
-  CHECK_FAILS(ag_mse(NULL, v, out, NULL), AG_ERR_INVALID_ARGUMENT, "ag_mse", "out");
-  CHECK_FAILS(ag_mse(NULL, v, small, &d), AG_ERR_MISMATCH, "ag_mse", "x");
+  CHECK_FAILS(ag_metric_mse(NULL, v, out, NULL), AG_ERR_INVALID_ARGUMENT, "ag_metric_mse", "out");
+  CHECK_FAILS(ag_metric_mse(NULL, v, small, &d), AG_ERR_MISMATCH, "ag_metric_mse", "x");
   CHECK_FAILS(ag_snr(NULL, v, dv, &d), AG_ERR_MISMATCH, "ag_snr", "x");
   CHECK_FAILS(ag_snr(NULL, cv, cv, &d), AG_ERR_UNSUPPORTED, "ag_snr", "c64");
   CHECK_FAILS(ag_psnr(NULL, e, e, 1, &d), AG_ERR_INVALID_ARGUMENT, "ag_psnr", "ref");
@@ -662,7 +662,7 @@ START_TEST(operands_and_queues_of_another_device_are_refused) {
   CHECK_FAILS(ag_prox_nuclear(NULL, v, 1, fo, NULL), AG_ERR_MISMATCH, "ag_prox_nuclear", "out");
   CHECK_FAILS(ag_grad(NULL, v, 0, fo), AG_ERR_MISMATCH, "ag_grad", "out");
   CHECK_FAILS(ag_grad_t(NULL, v, 0, fo), AG_ERR_MISMATCH, "ag_grad_t", "out");
-  CHECK_FAILS(ag_mse(NULL, v, fo, &d), AG_ERR_MISMATCH, "ag_mse", "x");
+  CHECK_FAILS(ag_metric_mse(NULL, v, fo, &d), AG_ERR_MISMATCH, "ag_metric_mse", "x");
   ag_queue *oq = NULL;
   CHECK_OK(ag_queue_create(other, &oq));
   CHECK_FAILS(ag_prox_l2(oq, v, 1, 0, out), AG_ERR_MISMATCH, "ag_prox_l2", "queue");
@@ -688,7 +688,7 @@ START_TEST(null_arrays_are_refused) {
   CHECK_FAILS(ag_prox_nuclear(NULL, NULL, 1, NULL, NULL), AG_ERR_INVALID_ARGUMENT, "ag_prox_nuclear", "v");
   CHECK_FAILS(ag_grad(NULL, NULL, 0, NULL), AG_ERR_INVALID_ARGUMENT, "ag_grad", "x");
   CHECK_FAILS(ag_grad_t(NULL, NULL, 0, NULL), AG_ERR_INVALID_ARGUMENT, "ag_grad_t", "x");
-  CHECK_FAILS(ag_mse(NULL, NULL, NULL, &d), AG_ERR_INVALID_ARGUMENT, "ag_mse", "ref");
+  CHECK_FAILS(ag_metric_mse(NULL, NULL, NULL, &d), AG_ERR_INVALID_ARGUMENT, "ag_metric_mse", "ref");
   CHECK_FAILS(ag_snr(NULL, NULL, NULL, &d), AG_ERR_INVALID_ARGUMENT, "ag_snr", "ref");
   CHECK_FAILS(ag_psnr(NULL, NULL, NULL, 0, &d), AG_ERR_INVALID_ARGUMENT, "ag_psnr", "ref");
 }

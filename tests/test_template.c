@@ -1,10 +1,11 @@
-/* tests/test_template.c — template matching (template.h): ag_template_match against a
+/* tests/test_template.c — template matching (template.h): ag_template_library_match against a
    double-precision transcription of pyxem 0.16's polar matching written here, for random
    libraries with NaN intensities, empty templates, spots at r = 0, rotated and mirrored
    templates planted in the frames, and both prefilters; ag_match_template against a direct
    (windowed, no FFT) reference and against scikit-image 0.19 itself (tests/skimage_match.py,
    run by the build's Python, python.h; that tcase is left out where scikit-image is absent,
-   and the suite then reports itself skipped), both pad_input settings, stacks and single images, flat windows; refused input. */
+   and the suite then reports itself skipped), both pad_input settings, stacks and single images, flat windows; refused
+   input. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -136,7 +137,7 @@ typedef struct ref_hit {
 } ref_hit;
 
 /* _get_max_n: n_keep overrides frac_keep; Python's round() rounds half to even. */
-static size_t ref_kept(const ag_template_match_options *o, size_t n) {
+static size_t ref_kept(const ag_template_library_match_options *o, size_t n) {
   size_t keep = n;
   if (o->frac_keep != 0)
     keep = (size_t)fmax(nearbyint(o->frac_keep * (double)n), 1);
@@ -154,7 +155,8 @@ static int by_score_desc(const void *a, const void *b) {
 
 /* The frame's n_best hits, best first; *boundary_gap gets the prefilter's margin between the
    last template kept and the first left out (infinity without a prefilter). */
-static void ref_match(const ref_frame *f, const ag_template_match_options *o, ref_hit *hits, double *boundary_gap) {
+static void ref_match(const ref_frame *f, const ag_template_library_match_options *o, ref_hit *hits,
+                      double *boundary_gap) {
   const host_library *L = f->L;
   size_t keep = ref_kept(o, L->n);
   ref_hit order[N_TEMPLATES];
@@ -261,7 +263,7 @@ static ag_array *frames_device(ag_device *dev, ag_dtype t, const double *p, size
    must score what we report); and the reported choice's own correlation, recomputed. Returns
    the largest difference of a correlation from the reference's. */
 static double check_match(ag_device *dev, ag_template_library *lib, const host_library *L, ag_dtype t, const double *p,
-                        size_t frames, const ag_template_match_options *o, const char *what) {
+                          size_t frames, const ag_template_library_match_options *o, const char *what) {
   double *held = test_alloc(frames * N_THETA * N_R * sizeof *held);
   ag_array *polar = frames_device(dev, t, p, frames, held);
   size_t nb = o->n_best;
@@ -271,7 +273,7 @@ static double check_match(ag_device *dev, ag_template_library *lib, const host_l
   ag_array *idx = test_array_new(dev, AG_I32, nd, sh), *corr = test_array_new(dev, t, nd, sh),
            *angle = test_array_new(dev, t, nd, sh), *sign = test_array_new(dev, AG_I32, nd, sh);
   CHECK_OK(ag_fill(NULL, corr, 99));
-  CHECK_OK(ag_template_match(NULL, lib, polar, o, idx, corr, angle, sign));
+  CHECK_OK(ag_template_library_match(NULL, lib, polar, o, idx, corr, angle, sign));
   int32_t *gi = test_array_read(idx), *gs = test_array_read(sign);
   void *gc = test_array_read(corr), *ga = test_array_read(angle);
   double tol = corr_tol(t), step = 360.0 / N_THETA, worst = 0;
@@ -332,7 +334,7 @@ START_TEST(matching_agrees_with_the_pyxem_reference) {
   double *p = frames_random(&L, 12);
   /* 0.3125 * 40 = 12.5, which Python's round() takes to 12. */
   const struct {
-    ag_template_match_options o;
+    ag_template_library_match_options o;
     const char *what;
   } cases[] = {
       {{.n_best = 5}, "all templates, nothing normalised"},
@@ -367,12 +369,12 @@ START_TEST(planted_rotated_and_mirrored_templates_are_found) {
   library_random(&L, 21);
   ag_template_library *lib = library_device(dev, &L);
   double *p = frames_random(&L, 22), *held = test_alloc(FRAMES * N_THETA * N_R * sizeof *held);
-  ag_template_match_options o = {.n_best = 2, .normalize_templates = true, .frac_keep = 0.5};
+  ag_template_library_match_options o = {.n_best = 2, .normalize_templates = true, .frac_keep = 0.5};
   const size_t shape[2] = {FRAMES, 2};
   ag_array *polar = frames_device(dev, AG_F32, p, FRAMES, held);
   ag_array *idx = test_array_new(dev, AG_U32, 2, shape), *corr = test_array_new(dev, AG_F32, 2, shape),
            *angle = test_array_new(dev, AG_F32, 2, shape), *sign = test_array_new(dev, AG_I32, 2, shape);
-  CHECK_OK(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign));
+  CHECK_OK(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, sign));
   uint32_t *gi = test_array_read(idx);
   int32_t *gs = test_array_read(sign);
   float *ga = test_array_read(angle);
@@ -422,8 +424,8 @@ START_TEST(exact_ties_rank_by_position) {
   ag_array *polar = test_array_from(dev, AG_F32, 2, fshape, frame);
   ag_array *idx = test_array_new(dev, AG_U32, 1, oshape), *corr = test_array_new(dev, AG_F32, 1, oshape),
            *angle = test_array_new(dev, AG_F32, 1, oshape), *sign = test_array_new(dev, AG_I32, 1, oshape);
-  ag_template_match_options o = {.n_keep = 6, .n_best = NB_};
-  CHECK_OK(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign));
+  ag_template_library_match_options o = {.n_keep = 6, .n_best = NB_};
+  CHECK_OK(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, sign));
   uint32_t *gi = test_array_read(idx);
   float *gc = test_array_read(corr), *ga = test_array_read(angle);
   int32_t *gs = test_array_read(sign);
@@ -718,9 +720,9 @@ START_TEST(calls_without_a_device_or_arrays_are_refused) {
   CHECK_FAILS(ag_template_library_create(NULL, L.n, L.offsets, L.r, L.theta, L.intensity, N_THETA, N_R, &lib),
               AG_ERR_INVALID_ARGUMENT, "ag_template_library_create", "dev");
   ck_assert_ptr_null(lib);
-  ag_template_match_options o = {.n_best = 1};
-  CHECK_FAILS(ag_template_match(NULL, NULL, NULL, &o, NULL, NULL, NULL, NULL), AG_ERR_INVALID_ARGUMENT,
-              "ag_template_match", "lib");
+  ag_template_library_match_options o = {.n_best = 1};
+  CHECK_FAILS(ag_template_library_match(NULL, NULL, NULL, &o, NULL, NULL, NULL, NULL), AG_ERR_INVALID_ARGUMENT,
+              "ag_template_library_match", "lib");
   CHECK_FAILS(ag_match_template(NULL, NULL, NULL, false, 0, NULL), AG_ERR_INVALID_ARGUMENT, "ag_match_template",
               "image");
   ag_template_library_destroy(NULL);
@@ -778,7 +780,7 @@ START_TEST(bad_match_input_is_refused_naming_the_argument) {
   host_library L;
   library_random(&L, 3);
   ag_template_library *lib = library_device(dev, &L);
-  static const char fn[] = "ag_template_match";
+  static const char fn[] = "ag_template_library_match";
   const size_t ps[3] = {2, N_THETA, N_R}, wrong[3] = {2, N_THETA + 1, N_R}, os[2] = {2, 12}, os13[2] = {2, 13};
   ag_array *polar = test_array_new(dev, AG_F32, 3, ps), *bad_polar = test_array_new(dev, AG_F32, 3, wrong);
   ag_array *u8 = test_array_new(dev, AG_U8, 3, ps), *f64 = test_array_new(dev, AG_F64, 3, ps);
@@ -788,31 +790,39 @@ START_TEST(bad_match_input_is_refused_naming_the_argument) {
   ag_array *idx13 = test_array_new(dev, AG_U32, 2, os13), *corr13 = test_array_new(dev, AG_F32, 2, os13),
            *angle13 = test_array_new(dev, AG_F32, 2, os13), *sign13 = test_array_new(dev, AG_I32, 2, os13);
   ag_array *f_idx = test_array_new(dev, AG_F32, 2, os);
-  ag_template_match_options o = {.n_best = 12, .frac_keep = 0.3125};
-  CHECK_OK(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign));
+  ag_template_library_match_options o = {.n_best = 12, .frac_keep = 0.3125};
+  CHECK_OK(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, sign));
   o.n_best = 13; /* 12.5 templates kept round to 12 */
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx13, corr13, angle13, sign13), AG_ERR_INVALID_ARGUMENT, fn,
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx13, corr13, angle13, sign13), AG_ERR_INVALID_ARGUMENT,
+              fn, "n_best");
+  o = (ag_template_library_match_options){.n_best = 0};
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
               "n_best");
-  o = (ag_template_match_options){.n_best = 0};
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn, "n_best");
   o.n_best = N_TEMPLATES + 1;
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn, "n_best");
-  o = (ag_template_match_options){.n_best = 12, .frac_keep = 1.5};
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
+              "n_best");
+  o = (ag_template_library_match_options){.n_best = 12, .frac_keep = 1.5};
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
               "frac_keep");
-  o = (ag_template_match_options){.n_best = 12};
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, NULL, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn, "opt");
-  CHECK_FAILS(ag_template_match(NULL, lib, NULL, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn, "polar");
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx, NULL, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
+  o = (ag_template_library_match_options){.n_best = 12};
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, NULL, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
+              "opt");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, NULL, &o, idx, corr, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
+              "polar");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx, NULL, angle, sign), AG_ERR_INVALID_ARGUMENT, fn,
               "best_corr");
-  CHECK_FAILS(ag_template_match(NULL, lib, bad_polar, &o, idx, corr, angle, sign), AG_ERR_MISMATCH, fn, "polar");
-  CHECK_FAILS(ag_template_match(NULL, lib, u8, &o, idx, corr, angle, sign), AG_ERR_UNSUPPORTED, fn, "polar");
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx13, corr, angle, sign), AG_ERR_MISMATCH, fn, "best_index");
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, f_idx, corr, angle, sign), AG_ERR_MISMATCH, fn, "best_index");
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx, corr, angle, idx), AG_ERR_MISMATCH, fn, "best_sign");
-  CHECK_FAILS(ag_template_match(NULL, lib, polar, &o, idx, corr, sign, sign), AG_ERR_MISMATCH, fn, "best_angle_deg");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, bad_polar, &o, idx, corr, angle, sign), AG_ERR_MISMATCH, fn,
+              "polar");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, u8, &o, idx, corr, angle, sign), AG_ERR_UNSUPPORTED, fn, "polar");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx13, corr, angle, sign), AG_ERR_MISMATCH, fn,
+              "best_index");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, f_idx, corr, angle, sign), AG_ERR_MISMATCH, fn,
+              "best_index");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx, corr, angle, idx), AG_ERR_MISMATCH, fn, "best_sign");
+  CHECK_FAILS(ag_template_library_match(NULL, lib, polar, &o, idx, corr, sign, sign), AG_ERR_MISMATCH, fn,
+              "best_angle_deg");
   if (!test_dtype_runs(dev, AG_F64))
-    CHECK_FAILS(ag_template_match(NULL, lib, f64, &o, idx, corr, angle, sign), AG_ERR_UNSUPPORTED, fn, "f64");
+    CHECK_FAILS(ag_template_library_match(NULL, lib, f64, &o, idx, corr, angle, sign), AG_ERR_UNSUPPORTED, fn, "f64");
   ag_array *all[] = {polar, bad_polar, u8, f64, idx, corr, angle, sign, idx13, corr13, angle13, sign13, f_idx};
   for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
     ag_array_free(all[k]);

@@ -128,7 +128,7 @@ AG_API ag_status ag_grad_t(ag_queue *q, const ag_array *x, int axis, ag_array *o
    (another dtype), AG_ERR_MISMATCH (ref and x differ in dtype, shape or device). */
 
 /** Mean squared error: mean((ref - x)^2). */
-AG_API ag_status ag_mse(ag_queue *q, const ag_array *ref, const ag_array *x, double *out);
+AG_API ag_status ag_metric_mse(ag_queue *q, const ag_array *ref, const ag_array *x, double *out);
 
 /** Signal-to-noise ratio in decibels: 10 log10(var(ref) / mse(ref, x)), var being the
     population variance (numpy.var). +Inf when x equals ref, NaN when ref is also constant. */

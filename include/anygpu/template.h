@@ -2,7 +2,7 @@
    - orientation mapping as pyxem 0.15–0.16 does it (indexation_utils.py, its polar path):
      a library of templates, each a list of diffraction spots in a polar image, matched
      against polar images at every in-plane rotation and mirrored, the best few per frame
-     kept (ag_template_library_create, ag_template_match);
+     kept (ag_template_library_create, ag_template_library_match);
    - normalised cross-correlation of an image, or a stack of them, with a template, as
      scikit-image 0.19's skimage.feature.match_template computes it (ag_match_template).
    docs/template.md gives the algorithms, where they follow pyxem and scikit-image, and how
@@ -48,9 +48,9 @@ AG_API ag_status ag_template_library_create(ag_device *dev, size_t n_templates, 
 /** Releases @p lib; work already enqueued with it finishes first. NULL is a no-op. */
 AG_API void ag_template_library_destroy(ag_template_library *lib);
 
-/** How ag_template_match() matches. Zero-initialised: every template fully matched, nothing
+/** How ag_template_library_match() matches. Zero-initialised: every template fully matched, nothing
     normalised, n_best still to be given. */
-typedef struct ag_template_match_options {
+typedef struct ag_template_library_match_options {
   /** The prefilter (pyxem's n_keep and frac_keep): only the templates whose integrated
       template best matches the frame summed over theta (weighted by r / n_r, as pyxem does)
       are fully matched: n_keep of them when n_keep is not 0 (at most all), else
@@ -66,7 +66,7 @@ typedef struct ag_template_match_options {
   /** Use the templates (and integrated templates) normalised to unit length; a template of
       all zeros stays zeros. */
   bool normalize_templates;
-} ag_template_match_options;
+} ag_template_library_match_options;
 
 /** Matches every frame of @p polar ([n_theta, n_r] or a batch [B, n_theta, n_r], f32, or f64
     on a device with double precision) with @p lib, as pyxem's get_orientation path does: the
@@ -84,9 +84,9 @@ typedef struct ag_template_match_options {
             shape not the library's [n_theta, n_r], an output of the wrong shape or dtype,
             or arrays on another device than the library; AG_ERR_UNSUPPORTED for a dtype other
             than f32 or f64, or f64 on a device without double precision. */
-AG_API ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const ag_array *polar,
-                                   const ag_template_match_options *opt, ag_array *best_index,
-                                   ag_array *best_corr, ag_array *best_angle_deg, ag_array *best_sign);
+AG_API ag_status ag_template_library_match(ag_queue *q, const ag_template_library *lib, const ag_array *polar,
+                                           const ag_template_library_match_options *opt, ag_array *best_index,
+                                           ag_array *best_corr, ag_array *best_angle_deg, ag_array *best_sign);
 
 /** Normalised cross-correlation of @p image ([H, W] or a stack [B, H, W], f32, or f64 on a
     device with double precision) with @p templ ([h, w], h <= H and w <= W, image's dtype), as

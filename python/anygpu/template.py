@@ -35,7 +35,8 @@ _library_create = fn("ag_template_library_create",
                      [_vp, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t), _u32p, _u32p,
                       ctypes.POINTER(ctypes.c_float), ctypes.c_size_t, ctypes.c_size_t, ctypes.POINTER(_vp)])
 _library_destroy = fn("ag_template_library_destroy", [_vp], restype=None, status=False)
-_template_match = fn("ag_template_match", [_vp, _vp, _vp, ctypes.POINTER(_MatchOptions), _vp, _vp, _vp, _vp])
+_template_library_match = fn("ag_template_library_match",
+                             [_vp, _vp, _vp, ctypes.POINTER(_MatchOptions), _vp, _vp, _vp, _vp])
 _match_template = fn("ag_match_template", [_vp, _vp, _vp, ctypes.c_bool, ctypes.c_double, _vp])
 
 
@@ -146,6 +147,6 @@ class TemplateLibrary(Owned):
         shape = frames.shape[:-2] + (opt.n_best,)
         outs = (empty(shape, "int32", self.device), empty(shape, frames.dtype, self.device),
                 empty(shape, frames.dtype, self.device), empty(shape, "int32", self.device))
-        _template_match(None, self._ptr, c_ptr(frames), ctypes.byref(opt), *(c_ptr(o) for o in outs))
+        _template_library_match(None, self._ptr, c_ptr(frames), ctypes.byref(opt), *(c_ptr(o) for o in outs))
         as_array = isinstance(polar_frames, Array)
         return tuple(give_back(o, as_array) for o in outs)

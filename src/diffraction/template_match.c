@@ -1,6 +1,6 @@
 /* src/diffraction/template_match.c - orientation mapping by polar template matching
    (include/anygpu/template.h, docs/template.md): the template library, made on the host in
-   double precision and kept on the device, and ag_template_match's launches of the
+   double precision and kept on the device, and ag_template_library_match's launches of the
    "template" family's kernels (kernels_shared/template.h). */
 #include <math.h>
 #include <stdio.h>
@@ -207,7 +207,7 @@ done:
 
 /* How many templates the prefilter keeps, as pyxem's _get_max_n: n_keep overrides frac_keep,
    and round() rounds half to even as Python's does. */
-static size_t templates_kept(const ag_template_match_options *opt, size_t n) {
+static size_t templates_kept(const ag_template_library_match_options *opt, size_t n) {
   size_t keep = n;
   if (opt->frac_keep != 0) {
     double k = nearbyint(opt->frac_keep * (double)n);
@@ -241,9 +241,10 @@ static ag_status check_output(const char *fn, const char *name, const ag_array *
   return AG_OK;
 }
 
-/* Every check of ag_template_match's arguments; @p keep gets the templates kept. */
+/* Every check of ag_template_library_match's arguments; @p keep gets the templates kept. */
 static ag_status check_match(const char *fn, const ag_template_library *lib, const ag_array *polar,
-                             const ag_template_match_options *opt, const ag_array *const outs[4], size_t *keep) {
+                             const ag_template_library_match_options *opt, const ag_array *const outs[4],
+                             size_t *keep) {
   AG__CHECK_NOT_NULL(fn, lib);
   ag_status st = ag__check_array(fn, "polar", polar);
   if (st != AG_OK)
@@ -395,10 +396,10 @@ static ag_status full_correlation(const char *fn, ag_queue *q, const ag_template
   return launch_pick(&l, s->cbest, s->cat, s->cbest_m, s->cat_m, (ag_u64)chunks, s->corr, s->shift, s->sgn);
 }
 
-ag_status ag_template_match(ag_queue *q, const ag_template_library *lib, const ag_array *polar,
-                            const ag_template_match_options *opt, ag_array *best_index, ag_array *best_corr,
-                            ag_array *best_angle_deg, ag_array *best_sign) {
-  static const char fn[] = "ag_template_match";
+ag_status ag_template_library_match(ag_queue *q, const ag_template_library *lib, const ag_array *polar,
+                                    const ag_template_library_match_options *opt, ag_array *best_index,
+                                    ag_array *best_corr, ag_array *best_angle_deg, ag_array *best_sign) {
+  static const char fn[] = "ag_template_library_match";
   const ag_array *const outs[4] = {best_index, best_corr, best_angle_deg, best_sign};
   size_t keep = 0;
   ag_status st = check_match(fn, lib, polar, opt, outs, &keep);

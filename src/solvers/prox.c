@@ -564,9 +564,9 @@ static ag_status metric_sums_of(const char *fn, ag_queue *q, const ag_array *ref
   return st;
 }
 
-ag_status ag_mse(ag_queue *q, const ag_array *ref, const ag_array *x, double *out) {
+ag_status ag_metric_mse(ag_queue *q, const ag_array *ref, const ag_array *x, double *out) {
   metric_sums ms;
-  ag_status st = metric_sums_of("ag_mse", q, ref, x, out, &ms);
+  ag_status st = metric_sums_of("ag_metric_mse", q, ref, x, out, &ms);
   if (st == AG_OK)
     *out = ms.se / ms.n;
   return st;

@@ -16,7 +16,7 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 STRUCTS = {"ag_poni": azint._Poni, "ag_integrate_options": azint._Options, "ag_integrate_result": azint._Result,
            "ag_admm_options": sporco._AdmmOptions, "ag_admm_auto_rho": sporco._AutoRho,
            "ag_pgm_options": sporco._PgmOptions, "ag_iter_stats": sporco._IterStats,
-           "ag_optim_options": learn._OptimOptions, "ag_template_match_options": template._MatchOptions,
+           "ag_optim_options": learn._OptimOptions, "ag_template_library_match_options": template._MatchOptions,
            "ag_device_info": _core._DeviceInfo}
 DLPACK_STRUCTS = {"DLDevice": _dlpack.DLDevice, "DLDataType": _dlpack.DLDataType, "DLTensor": _dlpack.DLTensor,
                   "DLManagedTensor": _dlpack.DLManagedTensor}

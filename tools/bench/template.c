@@ -1,5 +1,5 @@
 /* tools/bench/template.c — the template matching row (--only template-match): 64 polar frames
-   of 360 x 100 float32 matched with ag_template_match against a library of 2000 templates of
+   of 360 x 100 float32 matched with ag_template_library_match against a library of 2000 templates of
    40 spots, as pyxem 0.16 matches them, in frames per second; next to the same algorithm in
    numpy on the CPU (peer_template.py), which reads the same frames and templates from .npy
    files written here. The parent's side runs each device's child (--template-child) and the
@@ -243,9 +243,9 @@ typedef struct tm_state {
 static ag_status tm_call(void *ctx, int which) {
   (void)which;
   tm_state *s = ctx;
-  const ag_template_match_options opt = {.frac_keep = TM_FRAC_KEEP, .n_best = TM_N_BEST,
-                                         .normalize_templates = true};
-  return ag_template_match(s->q, s->lib, s->frames, &opt, s->index, s->corr, s->angle, s->sign);
+  const ag_template_library_match_options opt = {
+      .frac_keep = TM_FRAC_KEEP, .n_best = TM_N_BEST, .normalize_templates = true};
+  return ag_template_library_match(s->q, s->lib, s->frames, &opt, s->index, s->corr, s->angle, s->sign);
 }
 
 static void tm_release(tm_state *s) {
@@ -466,7 +466,7 @@ int template_device(const char *self, const device_entry *d, bool csv, totals *t
 void template_footer(const totals *tot) {
   if (tot->any_template)
     printf("\ntemplate-match: %d polar frames of %d (theta) x %d (r), float32, against %d templates\n"
-           "  of %d spots, matched as pyxem 0.16 does (ag_template_match): a prefilter keeps the %zu\n"
+           "  of %d spots, matched as pyxem 0.16 does (ag_template_library_match): a prefilter keeps the %zu\n"
            "  templates (frac_keep %g) whose integrated template best matches the frame summed over\n"
            "  theta; each kept template and its mirror is correlated at every in-plane shift; the\n"
            "  best n_best = %d per frame are kept. Templates normalised, frames not (pyxem's defaults;\n"
