@@ -42,6 +42,11 @@ typedef struct ag__bkernel ag__bkernel;
 /* Which member of ag_program_desc a backend compiles. */
 typedef enum ag__dialect { AG__DIALECT_HOST, AG__DIALECT_OPENCL, AG__DIALECT_CUDA } ag__dialect;
 
+/* The most arguments a kernel launch passes (an array parameter of a built-in kernel is two:
+   its buffer and its offset). Every backend sizes its argument arrays by it; the built-in
+   kernels' lists are checked against it when the build makes their ids (kernel_table.c). */
+#define AG__KERNEL_ARGS_MAX 64
+
 /* A launch argument with its buffer resolved to the backend's memory handle. */
 typedef struct ag__karg {
   ag_arg_kind kind;

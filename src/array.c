@@ -402,11 +402,8 @@ ag_status ag_copy(ag_queue *q, const ag_array *x, ag_array *out) {
   /* Where the backend says its own copy is the slower (ag__device_traits.copy_kernel), the
      copy kernel streams through memory on every core. */
   if (x->dev->traits.copy_kernel && ag__check_fp64(fn, x->dev, x->dtype) == AG_OK) {
-    char name[64];
-    snprintf(name, sizeof name, "ag_astype_%s_%s", ag_dtype_name(x->dtype), ag_dtype_name(x->dtype));
-    ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_elementwise, .variant = (int)x->dtype,
-                    .kernel = name, .form = AG__FORM_EW, .n = x->size};
-    return launch_copy(&l, x, out);
+    ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = ag__astype_kernel(x->dtype) + x->dtype, .n = x->size};
+    return AG__LAUNCH(launch_copy, &l, .x = x, .out = out);
   }
   return ag__prefix(ag_buffer_copy(q, out->store->buf, out->offset * es, x->store->buf, x->offset * es, x->size * es),
                     fn);

@@ -222,9 +222,8 @@ ag_status ag_buffer_fill(ag_queue *q, ag_buffer *buf, size_t offset, const void 
       return ag__prefix(st, fn);
   uint64_t first = offset / 4, count = bytes / 4;
   uint32_t period = (uint32_t)(pattern_size / 4);
-  ag__launch l = {.fn = fn, .q = rq, .dev = buf->dev, .family = AG__FAMILY_fill, .kernel = "ag_fill_words",
-                  .form = AG__FORM_ITEMS, .n = count - period};
-  return launch_fill_words(&l, buf, first, period);
+  ag__launch l = {.fn = fn, .q = rq, .dev = buf->dev, .kernel = AG_K_FILL_WORDS, .n = count - period};
+  return AG__LAUNCH(launch_fill_words, &l, .dst = buf, .first = first, .period = period);
 }
 
 /* Pinned host allocations, so ag_host_free() needs only the pointer. */

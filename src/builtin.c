@@ -1,4 +1,6 @@
-/* src/builtin.c - the built-in kernels of each device, built on first use and kept. */
+/* src/builtin.c - the built-in kernels of each device, by id: a family is built on first use,
+   under its own lock, and each kernel, once made, is read from the device's table without
+   one. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +20,12 @@ static const struct {
 #undef AG_PER_DTYPE
 };
 
+void ag__builtins_init(ag__builtins *b) {
+  for (int f = 0; f < AG__FAMILY_COUNT; f++)
+    for (int v = 0; v < AG__VARIANTS; v++)
+      pthread_mutex_init(&b->slots[f][v].lock, NULL);
+}
+
 /* Builds family @p family's program for dtype @p variant (-1: a family built once). */
 static ag_status build_family(ag_device *dev, ag__family family, int variant, ag__builtin_slot *slot) {
   ag__builtin_src src;
@@ -33,50 +41,26 @@ static ag_status build_family(ag_device *dev, ag__family family, int variant, ag
   return dev->be->program_build(dev->bdev, &desc, "", "", &slot->bp, NULL);
 }
 
-static uint64_t hash(const char *s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-  return h;
-}
-
-/* The table slot holding @p name, or the empty one where it would go. */
-static ag__builtin_kernel **find(ag__builtin_slot *slot, const char *name) {
-  size_t mask = slot->capacity - 1;
-  for (size_t i = hash(name) & mask;; i = (i + 1) & mask)
-    if (slot->table[i] == NULL || strcmp(slot->table[i]->name, name) == 0)
-      return &slot->table[i];
-}
-
-static bool grow(ag__builtin_slot *slot) {
-  size_t cap = slot->capacity ? slot->capacity * 2 : 256;
-  ag__builtin_kernel **old = slot->table;
-  size_t oldcap = slot->capacity;
-  slot->table = calloc(cap, sizeof *slot->table);
-  if (slot->table == NULL) {
-    slot->table = old;
-    return false;
-  }
-  slot->capacity = cap;
-  for (size_t i = 0; i < oldcap; i++)
-    if (old[i] != NULL)
-      *find(slot, old[i]->name) = old[i];
-  free(old);
-  return true;
-}
-
-ag_status ag__builtin_kernel_get(ag_device *dev, ag__family family, int variant, const char *name,
-                                 const ag__builtin_kernel **out) {
+/* The first use of a kernel: its family's program, built if no thread has yet (the slot's
+   lock makes a second thread wait for the first one's build rather than build again), then
+   the kernel made and published. */
+static ag_status first_use(ag_device *dev, ag__kernel_id id, const ag__builtin_kernel **out) {
+  const ag__kernel_info *info = &ag__kernels[id];
+  ag__family family = info->family;
   /* A family built once, or built per dtype by a backend whose program holds every dtype,
      has its one program in the first slot. */
-  int v = families[family].per_dtype ? (dev->be->builtin_all_dtypes ? 0 : variant) : -1;
-  ag__builtin_slot *slot = &dev->builtins[family][v < 0 ? 0 : v];
+  int v = families[family].per_dtype ? (dev->be->builtin_all_dtypes ? 0 : info->variant) : -1;
+  ag__builtin_slot *slot = &dev->builtins.slots[family][v < 0 ? 0 : v];
   ag_status st = AG_OK;
-  pthread_mutex_lock(&dev->lock);
-  if (!slot->tried) {
-    slot->tried = true;
+  pthread_mutex_lock(&slot->lock);
+  if (!atomic_load_explicit(&slot->tried, memory_order_relaxed)) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    /* A stand-in for a slow compiler, for the test that launches go on meanwhile
+       (tests/test_threads.c): each build takes this many milliseconds more. */
+    const char *delay = getenv("ANYGPU_TEST_BUILD_DELAY_MS");
+    if (delay != NULL && atoi(delay) > 0)
+      nanosleep(&(struct timespec){.tv_sec = atoi(delay) / 1000, .tv_nsec = (atoi(delay) % 1000) * 1000000L}, NULL);
     slot->status = build_family(dev, family, v, slot);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     /* What a first use costs, family by family (ANYGPU_LOG=debug): docs/performance.md. */
@@ -87,49 +71,44 @@ ag_status ag__builtin_kernel_get(ag_device *dev, ag__family family, int variant,
             (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
     if (slot->status != AG_OK)
       slot->message = strdup(ag_last_error());
+    atomic_store_explicit(&slot->tried, true, memory_order_release);
   }
   if (slot->status != AG_OK) {
     st = ag__error(slot->status, "built-in kernels \"%s\" on %s: %s", families[family].name, dev->info.spec,
                    slot->message ? slot->message : "");
     goto done;
   }
-  if (slot->capacity == 0 && !grow(slot)) {
+  /* Another thread may have made it while this one waited for the lock. */
+  ag__builtin_kernel *k = atomic_load_explicit(&dev->builtins.kernels[id], memory_order_acquire);
+  if (k != NULL) {
+    *out = k;
+    goto done;
+  }
+  k = calloc(1, sizeof *k);
+  if (k == NULL) {
     st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for built-in kernels");
     goto done;
   }
-  ag__builtin_kernel **at = find(slot, name);
-  if (*at != NULL) {
-    *out = *at;
-    goto done;
-  }
-  ag__builtin_kernel *k = calloc(1, sizeof *k);
-  if (k == NULL || (k->name = strdup(name)) == NULL) {
-    free(k);
-    st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for built-in kernels");
-    goto done;
-  }
-  st = dev->be->kernel_create(slot->bp, name, &k->bk);
+  st = dev->be->kernel_create(slot->bp, info->name, &k->bk);
   if (st != AG_OK) {
-    free(k->name);
     free(k);
     goto done;
   }
   k->max_work_group = dev->be->kernel_max_work_group(k->bk);
-  /* Keep the table at most half full, so probes stay short (and never full, so they end). */
-  if (2 * (slot->count + 1) > slot->capacity) {
-    if (!grow(slot) && slot->count + 2 >= slot->capacity) {
-      dev->be->kernel_release(k->bk);
-      free(k->name);
-      free(k);
-      st = ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for built-in kernels");
-      goto done;
-    }
-    at = find(slot, name);
-  }
-  *at = k;
-  slot->count++;
+  atomic_store_explicit(&dev->builtins.kernels[id], k, memory_order_release);
   *out = k;
 done:
-  pthread_mutex_unlock(&dev->lock);
+  pthread_mutex_unlock(&slot->lock);
   return st;
+}
+
+ag_status ag__builtin_kernel_get(ag_device *dev, ag__kernel_id id, const ag__builtin_kernel **out) {
+  if ((unsigned)id >= AG__KERNEL_COUNT || ag__kernels[id].name == NULL)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "built-in kernel id %d names no kernel", (int)id);
+  ag__builtin_kernel *k = atomic_load_explicit(&dev->builtins.kernels[id], memory_order_acquire);
+  if (k != NULL) {
+    *out = k;
+    return AG_OK;
+  }
+  return first_use(dev, id, out);
 }

@@ -22,10 +22,10 @@ AG__SHAPE_LAUNCHER(launch_compare, AG_SHAPE_COMPARE)
 AG__SHAPE_LAUNCHER(launch_compare_repeat, AG_SHAPE_COMPARE_REPEAT)
 AG__SHAPE_LAUNCHER(launch_compare_scalar, AG_SHAPE_COMPARE_SCALAR)
 
-/* The launch of elementwise kernel @p kernel over out's @p n elements, in x's dtype variant. */
-static ag__launch ew(const char *fn, ag_queue *q, const ag_array *x, const char *kernel, size_t n) {
-  return (ag__launch){.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_elementwise,
-                      .variant = (int)x->dtype, .kernel = kernel, .form = AG__FORM_EW, .n = n};
+/* The launch of elementwise kernel @p kernel (its id for u8: AG_K_ADD) over out's @p n
+   elements, in x's dtype variant. */
+static ag__launch ew(const char *fn, ag_queue *q, const ag_array *x, ag__kernel_id kernel, size_t n) {
+  return (ag__launch){.fn = fn, .q = q, .dev = x->dev, .kernel = kernel + (int)x->dtype, .n = n};
 }
 
 #define DT(t) (1u << (t))
@@ -68,22 +68,23 @@ static ag_status check_dtype(const char *fn, const char *name, const ag_array *a
 /* ---- one input ---- */
 
 static const struct {
-  const char *fn, *kernel;
+  const char *fn;
+  ag__kernel_id kernel;
   unsigned dtypes;
   bool complex_to_real; /* out is real for complex x */
 } unary_ops[] = {
-    [AG_OP_NEG] = {"ag_neg", "ag_neg", ALL & ~UINTS, false},
-    [AG_OP_ABS] = {"ag_abs", "ag_abs", ALL, true},
-    [AG_OP_SQRT] = {"ag_sqrt", "ag_sqrt", FLOATS | CPLX, false},
-    [AG_OP_EXP] = {"ag_exp", "ag_exp", FLOATS | CPLX, false},
-    [AG_OP_LOG] = {"ag_log", "ag_log", FLOATS | CPLX, false},
-    [AG_OP_SIN] = {"ag_sin", "ag_sin", FLOATS | CPLX, false},
-    [AG_OP_COS] = {"ag_cos", "ag_cos", FLOATS | CPLX, false},
-    [AG_OP_SQUARE] = {"ag_square", "ag_square", ALL, false},
-    [AG_OP_SIGN] = {"ag_sign", "ag_sign", ALL & ~UINTS, false},
-    [AG_OP_CONJ] = {"ag_conj", "ag_conj", ALL, false},
-    [AG_OP_REAL] = {"ag_real", "ag_real", ALL, true},
-    [AG_OP_IMAG] = {"ag_imag", "ag_imag", ALL, true},
+    [AG_OP_NEG] = {"ag_neg", AG_K_NEG, ALL & ~UINTS, false},
+    [AG_OP_ABS] = {"ag_abs", AG_K_ABS, ALL, true},
+    [AG_OP_SQRT] = {"ag_sqrt", AG_K_SQRT, FLOATS | CPLX, false},
+    [AG_OP_EXP] = {"ag_exp", AG_K_EXP, FLOATS | CPLX, false},
+    [AG_OP_LOG] = {"ag_log", AG_K_LOG, FLOATS | CPLX, false},
+    [AG_OP_SIN] = {"ag_sin", AG_K_SIN, FLOATS | CPLX, false},
+    [AG_OP_COS] = {"ag_cos", AG_K_COS, FLOATS | CPLX, false},
+    [AG_OP_SQUARE] = {"ag_square", AG_K_SQUARE, ALL, false},
+    [AG_OP_SIGN] = {"ag_sign", AG_K_SIGN, ALL & ~UINTS, false},
+    [AG_OP_CONJ] = {"ag_conj", AG_K_CONJ, ALL, false},
+    [AG_OP_REAL] = {"ag_real", AG_K_REAL, ALL, true},
+    [AG_OP_IMAG] = {"ag_imag", AG_K_IMAG, ALL, true},
 };
 
 /* The input (argument @p xn) and out present, on one device, out of the expected dtype and the
@@ -100,9 +101,13 @@ static ag_status check_pair(const char *fn, const char *xn, const ag_array *x, c
   return ag__check_same_shape(fn, xn, x, "out", out);
 }
 
-/* The name of kernel <base>_<dtype><form>: ag_add_f32_bb. */
-static void kernel_name(char *out, size_t size, const char *base, ag_dtype t, const char *form) {
-  snprintf(out, size, "%s_%s%s", base, ag_dtype_name(t), form);
+ag__kernel_id ag__astype_kernel(ag_dtype to) {
+  static const ag__kernel_id to_dtype[] = {
+      [AG_U8] = AG_K_ASTYPE_U8,   [AG_U16] = AG_K_ASTYPE_U16, [AG_U32] = AG_K_ASTYPE_U32,
+      [AG_I32] = AG_K_ASTYPE_I32, [AG_F32] = AG_K_ASTYPE_F32, [AG_F64] = AG_K_ASTYPE_F64,
+      [AG_C64] = AG_K_ASTYPE_C64, [AG_C128] = AG_K_ASTYPE_C128,
+  };
+  return to_dtype[to];
 }
 
 ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out) {
@@ -115,10 +120,8 @@ ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out
   ag_dtype out_dtype = unary_ops[op].complex_to_real ? ag__dtype_real(x->dtype) : x->dtype;
   if ((st = check_pair(fn, "x", x, out, out_dtype)) != AG_OK || x->size == 0)
     return st;
-  char name[64];
-  kernel_name(name, sizeof name, unary_ops[op].kernel, x->dtype, "");
-  ag__launch l = ew(fn, q, x, name, x->size);
-  return launch_unary(&l, x, out);
+  ag__launch l = ew(fn, q, x, unary_ops[op].kernel, x->size);
+  return AG__LAUNCH(launch_unary, &l, .x = x, .out = out);
 }
 
 ag_status ag_neg(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_NEG, x, out); }
@@ -136,17 +139,24 @@ ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out) { return ag_una
 
 /* ---- two inputs ---- */
 
+/* How the operands meet (broadcast_form): equal shapes, b repeated over a's leading axes, a over
+   b's, or one of them a scalar (after x, before x). */
+enum { SAME, BB, BA, S, RS };
+
 static const struct {
-  const char *fn, *kernel;
+  const char *fn;
+  ag__kernel_id kernel[5]; /* by form */
   unsigned dtypes;
 } binary_ops[] = {
-    [AG_OP_ADD] = {"ag_add", "ag_add", ALL},
-    [AG_OP_SUB] = {"ag_sub", "ag_sub", ALL},
-    [AG_OP_MUL] = {"ag_mul", "ag_mul", ALL},
-    [AG_OP_DIV] = {"ag_div", "ag_div", ALL},
-    [AG_OP_POW] = {"ag_pow", "ag_pow", FLOATS | CPLX},
-    [AG_OP_MINIMUM] = {"ag_minimum", "ag_minimum", REALS},
-    [AG_OP_MAXIMUM] = {"ag_maximum", "ag_maximum", REALS},
+    [AG_OP_ADD] = {"ag_add", {AG_K_ADD, AG_K_ADD_BB, AG_K_ADD_BA, AG_K_ADD_S, AG_K_ADD_RS}, ALL},
+    [AG_OP_SUB] = {"ag_sub", {AG_K_SUB, AG_K_SUB_BB, AG_K_SUB_BA, AG_K_SUB_S, AG_K_SUB_RS}, ALL},
+    [AG_OP_MUL] = {"ag_mul", {AG_K_MUL, AG_K_MUL_BB, AG_K_MUL_BA, AG_K_MUL_S, AG_K_MUL_RS}, ALL},
+    [AG_OP_DIV] = {"ag_div", {AG_K_DIV, AG_K_DIV_BB, AG_K_DIV_BA, AG_K_DIV_S, AG_K_DIV_RS}, ALL},
+    [AG_OP_POW] = {"ag_pow", {AG_K_POW, AG_K_POW_BB, AG_K_POW_BA, AG_K_POW_S, AG_K_POW_RS}, FLOATS | CPLX},
+    [AG_OP_MINIMUM] = {"ag_minimum",
+                       {AG_K_MINIMUM, AG_K_MINIMUM_BB, AG_K_MINIMUM_BA, AG_K_MINIMUM_S, AG_K_MINIMUM_RS}, REALS},
+    [AG_OP_MAXIMUM] = {"ag_maximum",
+                       {AG_K_MAXIMUM, AG_K_MAXIMUM_BB, AG_K_MAXIMUM_BA, AG_K_MAXIMUM_S, AG_K_MAXIMUM_RS}, REALS},
 };
 
 /* Whether @p small's shape is the trailing part of @p big's. */
@@ -159,18 +169,18 @@ static bool trailing(const ag_array *small, const ag_array *big) {
   return true;
 }
 
-/* The kernel form for a's and b's shapes: "" when they are equal, "_bb" when b's is the trailing
-   part of a's (b repeated over a's leading axes), "_ba" for the reverse; out must have the
+/* The kernel form for a's and b's shapes: SAME when they are equal, BB when b's is the trailing
+   part of a's (b repeated over a's leading axes), BA for the reverse; out must have the
    larger shape. */
 static ag_status broadcast_form(const char *fn, const ag_array *a, const ag_array *b, const ag_array *out,
-                                const char **form) {
-  *form = "";
+                                int *form) {
+  *form = SAME;
   const ag_array *big = a;
   if (ag__check_same_shape(fn, "a", a, "b", b) != AG_OK) {
     if (trailing(b, a)) {
-      *form = "_bb";
+      *form = BB;
     } else if (trailing(a, b)) {
-      *form = "_ba";
+      *form = BA;
       big = b;
     } else {
       return ag__error(AG_ERR_MISMATCH, "%s, and neither is the trailing part of the other's shape",
@@ -194,15 +204,13 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
       (st = check_dtype(fn, "a", a, binary_ops[op].dtypes)) != AG_OK)
     return st;
   /* Equal shapes, or one operand repeated over the other's leading axes. */
-  const char *form;
+  int form;
   if ((st = broadcast_form(fn, a, b, out, &form)) != AG_OK || out->size == 0)
     return st;
-  char name[64];
-  kernel_name(name, sizeof name, binary_ops[op].kernel, a->dtype, form);
-  ag__launch l = ew(fn, q, a, name, out->size);
-  if (*form == '\0')
-    return launch_binary(&l, a, b, out);
-  return launch_binary_repeat(&l, a, b, strcmp(form, "_bb") == 0 ? b->size : a->size, out);
+  ag__launch l = ew(fn, q, a, binary_ops[op].kernel[form], out->size);
+  if (form == SAME)
+    return AG__LAUNCH(launch_binary, &l, .a = a, .b = b, .out = out);
+  return AG__LAUNCH(launch_binary_repeat, &l, .a = a, .b = b, .m = form == BB ? b->size : a->size, .out = out);
 }
 
 /* x op s (s op x when scalar_first), reported as function @p fn. */
@@ -215,10 +223,8 @@ static ag_status binary_scalar(const char *fn, ag_queue *q, ag_binary_op op, con
   unsigned char s[16];
   if ((st = ag__scalar_to(fn, "the scalar", re, im, x->dtype, s)) != AG_OK || x->size == 0)
     return st;
-  char name[64];
-  kernel_name(name, sizeof name, binary_ops[op].kernel, x->dtype, scalar_first ? "_rs" : "_s");
-  ag__launch l = ew(fn, q, x, name, x->size);
-  return launch_binary_scalar(&l, x, (ag__val){s, ag_dtype_size(x->dtype)}, out);
+  ag__launch l = ew(fn, q, x, binary_ops[op].kernel[scalar_first ? RS : S], x->size);
+  return AG__LAUNCH(launch_binary_scalar, &l, .x = x, .s = {s, ag_dtype_size(x->dtype)}, .out = out);
 }
 
 ag_status ag_binary_scalar(ag_queue *q, ag_binary_op op, const ag_array *x, double re, double im,
@@ -309,10 +315,8 @@ ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta, co
   unsigned char pa[8], pb[8];
   size_t rs = real_param(x->dtype, alpha, pa);
   real_param(x->dtype, beta, pb);
-  char name[64];
-  kernel_name(name, sizeof name, "ag_axpby", x->dtype, "");
-  ag__launch l = ew(fn, q, x, name, x->size);
-  return launch_axpby(&l, x, (ag__val){pa, rs}, y, (ag__val){pb, rs}, out);
+  ag__launch l = ew(fn, q, x, AG_K_AXPBY, x->size);
+  return AG__LAUNCH(launch_axpby, &l, .x = x, .alpha = {pa, rs}, .y = y, .beta = {pb, rs}, .out = out);
 }
 
 ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_array *out) {
@@ -326,10 +330,8 @@ ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_arr
     return st;
   unsigned char pa[8];
   size_t rs = real_param(v->dtype, alpha, pa);
-  char name[64];
-  kernel_name(name, sizeof name, "ag_soft_threshold", v->dtype, "");
-  ag__launch l = ew(fn, q, v, name, v->size);
-  return launch_soft_threshold(&l, v, (ag__val){pa, rs}, out);
+  ag__launch l = ew(fn, q, v, AG_K_SOFT_THRESHOLD, v->size);
+  return AG__LAUNCH(launch_soft_threshold, &l, .x = v, .alpha = {pa, rs}, .out = out);
 }
 
 ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out) {
@@ -355,10 +357,8 @@ ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_arra
       (st = ag__scalar_to(fn, "hi", hi, 0, x->dtype, h)) != AG_OK || x->size == 0)
     return st;
   size_t es = ag_dtype_size(x->dtype);
-  char name[64];
-  kernel_name(name, sizeof name, "ag_clamp", x->dtype, "");
-  ag__launch launch = ew(fn, q, x, name, x->size);
-  return launch_clamp(&launch, x, (ag__val){l, es}, (ag__val){h, es}, out);
+  ag__launch launch = ew(fn, q, x, AG_K_CLAMP, x->size);
+  return AG__LAUNCH(launch_clamp, &launch, .x = x, .lo = {l, es}, .hi = {h, es}, .out = out);
 }
 
 ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const ag_array *b, ag_array *out) {
@@ -379,25 +379,24 @@ ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const a
       (st = ag__check_same_shape(fn, "b", b, "out", out)) != AG_OK ||
       (st = ag__check_fp64(fn, out->dev, out->dtype)) != AG_OK || out->size == 0)
     return st;
-  char name[64];
-  kernel_name(name, sizeof name, "ag_where", out->dtype, "");
-  ag__launch l = ew(fn, q, out, name, out->size);
-  return launch_where(&l, cond, a, b, out);
+  ag__launch l = ew(fn, q, out, AG_K_WHERE, out->size);
+  return AG__LAUNCH(launch_where, &l, .c = cond, .a = a, .b = b, .out = out);
 }
 
 /* ---- comparisons ---- */
 
 static const struct {
-  const char *name, *kernel;
+  const char *name;
+  ag__kernel_id kernel[5]; /* by form: SAME, BB, S */
   unsigned dtypes;
   ag_compare_op swapped; /* the op with its operands exchanged: a < b is b > a */
 } compare_ops[] = {
-    [AG_CMP_EQ] = {"AG_CMP_EQ", "ag_eq", ALL, AG_CMP_EQ},
-    [AG_CMP_NE] = {"AG_CMP_NE", "ag_ne", ALL, AG_CMP_NE},
-    [AG_CMP_LT] = {"AG_CMP_LT", "ag_lt", REALS, AG_CMP_GT},
-    [AG_CMP_LE] = {"AG_CMP_LE", "ag_le", REALS, AG_CMP_GE},
-    [AG_CMP_GT] = {"AG_CMP_GT", "ag_gt", REALS, AG_CMP_LT},
-    [AG_CMP_GE] = {"AG_CMP_GE", "ag_ge", REALS, AG_CMP_LE},
+    [AG_CMP_EQ] = {"AG_CMP_EQ", {[SAME] = AG_K_EQ, [BB] = AG_K_EQ_BB, [S] = AG_K_EQ_S}, ALL, AG_CMP_EQ},
+    [AG_CMP_NE] = {"AG_CMP_NE", {[SAME] = AG_K_NE, [BB] = AG_K_NE_BB, [S] = AG_K_NE_S}, ALL, AG_CMP_NE},
+    [AG_CMP_LT] = {"AG_CMP_LT", {[SAME] = AG_K_LT, [BB] = AG_K_LT_BB, [S] = AG_K_LT_S}, REALS, AG_CMP_GT},
+    [AG_CMP_LE] = {"AG_CMP_LE", {[SAME] = AG_K_LE, [BB] = AG_K_LE_BB, [S] = AG_K_LE_S}, REALS, AG_CMP_GE},
+    [AG_CMP_GT] = {"AG_CMP_GT", {[SAME] = AG_K_GT, [BB] = AG_K_GT_BB, [S] = AG_K_GT_S}, REALS, AG_CMP_LT},
+    [AG_CMP_GE] = {"AG_CMP_GE", {[SAME] = AG_K_GE, [BB] = AG_K_GE_BB, [S] = AG_K_GE_S}, REALS, AG_CMP_LE},
 };
 
 static ag_status check_compare_op(const char *fn, ag_compare_op op) {
@@ -425,23 +424,21 @@ ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_
       (st = check_dtype_of(fn, compare_ops[op].name, "a", a, compare_ops[op].dtypes)) != AG_OK ||
       (st = check_mask(fn, "a", a, out)) != AG_OK)
     return st;
-  const char *form;
+  int form;
   if ((st = broadcast_form(fn, a, b, out, &form)) != AG_OK || out->size == 0)
     return st;
   /* a repeated over b's rows: b op' a, with b's kernel form. */
-  if (strcmp(form, "_ba") == 0) {
+  if (form == BA) {
     const ag_array *t = a;
     a = b;
     b = t;
     op = compare_ops[op].swapped;
-    form = "_bb";
+    form = BB;
   }
-  char name[64];
-  kernel_name(name, sizeof name, compare_ops[op].kernel, a->dtype, form);
-  ag__launch l = ew(fn, q, a, name, out->size);
-  if (*form == '\0')
-    return launch_compare(&l, a, b, out);
-  return launch_compare_repeat(&l, a, b, b->size, out);
+  ag__launch l = ew(fn, q, a, compare_ops[op].kernel[form], out->size);
+  if (form == SAME)
+    return AG__LAUNCH(launch_compare, &l, .a = a, .b = b, .out = out);
+  return AG__LAUNCH(launch_compare_repeat, &l, .a = a, .b = b, .m = b->size, .out = out);
 }
 
 /* For integer x, x op s rewritten as x op v with v an integer of x's dtype, exactly (x < 2.5 is
@@ -488,10 +485,8 @@ ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, do
   unsigned char s[16];
   if ((st = ag__scalar_to(fn, "the scalar", re, im, x->dtype, s)) != AG_OK || x->size == 0)
     return st;
-  char name[64];
-  kernel_name(name, sizeof name, compare_ops[op].kernel, x->dtype, "_s");
-  ag__launch l = ew(fn, q, x, name, x->size);
-  return launch_compare_scalar(&l, x, (ag__val){s, ag_dtype_size(x->dtype)}, out);
+  ag__launch l = ew(fn, q, x, compare_ops[op].kernel[S], x->size);
+  return AG__LAUNCH(launch_compare_scalar, &l, .x = x, .s = {s, ag_dtype_size(x->dtype)}, .out = out);
 }
 
 ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
@@ -509,8 +504,6 @@ ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
   if ((st = ag__check_fp64(fn, x->dev, x->dtype)) != AG_OK || (st = ag__check_fp64(fn, x->dev, out->dtype)) != AG_OK ||
       x->size == 0)
     return st;
-  char name[64];
-  snprintf(name, sizeof name, "ag_astype_%s_%s", ag_dtype_name(x->dtype), ag_dtype_name(out->dtype));
-  ag__launch l = ew(fn, q, x, name, x->size);
-  return launch_unary(&l, x, out);
+  ag__launch l = ew(fn, q, x, ag__astype_kernel(out->dtype), x->size);
+  return AG__LAUNCH(launch_unary, &l, .x = x, .out = out);
 }

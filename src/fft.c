@@ -374,11 +374,9 @@ static ag_status shift(const char *fn, ag_queue *q, const ag_array *x, int ndim,
     if (ss[3 - ndim + i] == n)
       ss[3 - ndim + i] = 0;
   }
-  char name[64];
-  snprintf(name, sizeof name, "ag_roll_%s", ag_dtype_name(x->dtype));
-  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_elementwise, .variant = (int)x->dtype,
-                  .kernel = name, .form = AG__FORM_EW, .n = x->size};
-  return launch_roll(&l, x, out, dd[0], dd[1], dd[2], ss[0], ss[1], ss[2]);
+  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = AG_K_ROLL + x->dtype, .n = x->size};
+  return AG__LAUNCH(launch_roll, &l, .x = x, .out = out, .d1 = dd[0], .d2 = dd[1], .d3 = dd[2], .s1 = ss[0],
+                    .s2 = ss[1], .s3 = ss[2]);
 }
 
 ag_status ag_fftshift(ag_queue *q, const ag_array *x, int ndim, ag_array *out) {

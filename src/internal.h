@@ -25,8 +25,8 @@ struct ag_device {
   ag__device_traits traits;    /* from the backend's device_traits */
   int index;                   /* position in enumeration order */
   int ordinal;                 /* the backend's own index of it, as device_open was given */
-  pthread_mutex_t lock;        /* guards builtins */
-  ag__builtin_slot builtins[AG__FAMILY_COUNT][AG__VARIANTS];
+  pthread_mutex_t lock;        /* guards the BLAS and LAPACK look-ups below */
+  ag__builtins builtins;       /* src/builtin.c: its own locks, none on the launch path */
   ag__pool pool;
   /* BLAS provider, looked up once under lock (src/blas.c). */
   bool blas_tried;

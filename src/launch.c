@@ -125,9 +125,18 @@ static void shape_items(const ag_device *dev, size_t max_wg, uint64_t n, ag_rang
   grid_stride(dev, n, max_wg < most ? max_wg : most, (uint64_t)1 << 16, r);
 }
 
+ag_status ag__launch_max_work_group(const ag__launch *l, size_t *max_wg) {
+  const ag__builtin_kernel *k;
+  ag_status st = ag__builtin_kernel_get(l->dev, l->kernel, &k);
+  if (st != AG_OK)
+    return ag__prefix(st, l->fn);
+  *max_wg = k->max_work_group;
+  return AG_OK;
+}
+
 ag_status ag__launch_groups(ag__launch *l, size_t want, ag_range *range) {
   const ag__builtin_kernel *k;
-  ag_status st = ag__builtin_kernel_get(l->dev, l->family, l->variant, l->kernel, &k);
+  ag_status st = ag__builtin_kernel_get(l->dev, l->kernel, &k);
   if (st != AG_OK)
     return ag__prefix(st, l->fn);
   size_t wg = want;
@@ -135,35 +144,61 @@ ag_status ag__launch_groups(ag__launch *l, size_t want, ag_range *range) {
     wg /= 2;
   uint64_t groups = l->n < ((uint64_t)1 << 24) ? l->n : ((uint64_t)1 << 24);
   *range = (ag_range){.dims = 1, .global = {groups * wg}, .local = {wg}};
-  l->form = AG__FORM_GROUPS;
   l->range = range;
   return AG_OK;
 }
 
+/* Checks @p args against what the build knows of kernel @p info: every parameter given, each
+   value of the size the kernel's parameter has. The backends then see only well-formed
+   launches, the host (which cannot check) as much as CUDA (which can). */
+static ag_status check_args(const ag__launch *l, const ag__kernel_info *info, size_t nargs, const ag__op_arg *args) {
+  size_t at = 0;
+  for (size_t i = 0; i < nargs; i++) {
+    const ag__op_arg *a = &args[i];
+    bool missing = a->kind == AG__PARAM_ARRAY    ? a->array == NULL
+                   : a->kind == AG__PARAM_BUFFER ? a->buffer == NULL
+                                                 : a->value.bytes == NULL;
+    if (missing)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: built-in kernel %s: parameter %s is not given", l->fn,
+                       info->name, a->param);
+    if (a->kind == AG__PARAM_VALUE && at < info->nargs && info->args[at] != a->value.size)
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: built-in kernel %s: parameter %s is %zu bytes, not the %zu "
+                       "of the kernel's", l->fn, info->name, a->param, a->value.size, info->args[at]);
+    at += a->kind == AG__PARAM_ARRAY ? 2 : 1;
+  }
+  at += info->form == AG__FORM_EW ? 2 : 1;
+  if (at != info->nargs)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: built-in kernel %s takes %u arguments, not %zu", l->fn,
+                     info->name, info->nargs, at);
+  return AG_OK;
+}
+
 ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg *args) {
-  enum { MAX = 32 };
   if (l->n == 0)
     return AG_OK;
-  if (nargs > MAX)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: built-in kernel %s has %zu parameters, more than the %d "
-                     "src/launch.c passes", l->fn, l->kernel, nargs, (int)MAX);
   ag_queue *q;
   ag_status st = ag__queue_resolve(l->fn, l->q, l->dev, &q);
   if (st != AG_OK)
     return st;
   const ag__builtin_kernel *k;
-  if ((st = ag__builtin_kernel_get(l->dev, l->family, l->variant, l->kernel, &k)) != AG_OK)
+  st = ag__builtin_kernel_get(l->dev, l->kernel, &k);
+  if (st != AG_OK)
     return ag__prefix(st, l->fn);
+  const ag__kernel_info *info = &ag__kernels[l->kernel];
+  st = check_args(l, info, nargs, args);
+  if (st != AG_OK)
+    return st;
 
-  ag__karg kargs[2 * MAX + 2];
-  uint64_t offsets[MAX], n = l->n, chunk = 1;
+  /* check_args has counted them: at most info->nargs, which the build bounds. */
+  ag__karg kargs[AG__KERNEL_ARGS_MAX];
+  uint64_t offsets[AG__KERNEL_ARGS_MAX], n = l->n, chunk = 1;
   size_t nk = 0;
   for (size_t i = 0; i < nargs; i++) {
-    if (args[i].array != NULL) {
+    if (args[i].kind == AG__PARAM_ARRAY) {
       offsets[i] = args[i].array->offset;
       kargs[nk++] = (ag__karg){.kind = AG_ARG_BUFFER, .mem = args[i].array->store->buf->mem};
       kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &offsets[i], .size = sizeof offsets[i]};
-    } else if (args[i].buffer != NULL) {
+    } else if (args[i].kind == AG__PARAM_BUFFER) {
       kargs[nk++] = (ag__karg){.kind = AG_ARG_BUFFER, .mem = args[i].buffer->mem};
     } else {
       kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = args[i].value.bytes, .size = args[i].value.size};
@@ -171,10 +206,10 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
   }
   kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &n, .size = sizeof n};
   ag_range r;
-  if (l->form == AG__FORM_EW) {
+  if (info->form == AG__FORM_EW) {
     shape_launch(l->dev, k->max_work_group, n, &r, &chunk);
     kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &chunk, .size = sizeof chunk};
-  } else if (l->range == NULL && l->form == AG__FORM_ITEMS) {
+  } else if (l->range == NULL && info->form == AG__FORM_ITEMS) {
     shape_items(l->dev, k->max_work_group, n, &r);
   } else if (l->range == NULL) {
     /* A work-group per index, of the largest power of two up to 256 the kernel takes. */
@@ -191,9 +226,9 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
   st = ag__launch_checked(l->fn, q, l->dev, k->bk, k->max_work_group, &r, nk, kargs);
   if (st == AG_OK)
     for (size_t i = 0; i < nargs; i++) {
-      if (args[i].array != NULL)
+      if (args[i].kind == AG__PARAM_ARRAY)
         ag__buffer_touch(args[i].array->store->buf, q);
-      else if (args[i].buffer != NULL)
+      else if (args[i].kind == AG__PARAM_BUFFER)
         ag__buffer_touch(args[i].buffer, q);
     }
   return st;

@@ -106,10 +106,11 @@ ag_status ag_kernel_launch(ag_queue *q, ag_kernel *k, const ag_range *range, siz
   AG__CHECK_NOT_NULL(fn, range);
   if (nargs > 0 && args == NULL)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: args is NULL but nargs is %zu", fn, nargs);
-  if (nargs > 64)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: nargs is %zu, above the limit of 64", fn, nargs);
+  if (nargs > AG__KERNEL_ARGS_MAX)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: nargs is %zu, above the limit of %d", fn, nargs,
+                     AG__KERNEL_ARGS_MAX);
   ag_device *dev = k->prog->dev;
-  ag__karg kargs[64];
+  ag__karg kargs[AG__KERNEL_ARGS_MAX];
   for (size_t i = 0; i < nargs; i++) {
     const ag_arg *a = &args[i];
     kargs[i] = (ag__karg){.kind = a->kind, .value = a->value, .size = a->size};

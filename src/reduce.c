@@ -19,15 +19,32 @@ enum { STATE_BYTES = 32 }; /* the most a reduction state takes (kernels_shared/r
 
 typedef enum red_op { R_SUM, R_MEAN, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_NRM2 } red_op;
 
-/* Each operation's function, the kernels it runs (ag_<op>_<in>_<out>_...) and its result in
-   words. */
+/* The kernels of one operation writing one dtype (ag_<op>_<in>_<out>_{cols,rows,merge}), each
+   to be offset by the input's dtype. */
+typedef struct red_kernels {
+  ag__kernel_id cols, rows, merge;
+} red_kernels;
+#define RK(OP, OUT) {AG_K_##OP##_##OUT##_COLS, AG_K_##OP##_##OUT##_ROWS, AG_K_##OP##_##OUT##_MERGE}
+#define SUMS(OP) {[AG_U32] = RK(OP, U32), [AG_I32] = RK(OP, I32), [AG_F32] = RK(OP, F32), \
+                  [AG_F64] = RK(OP, F64), [AG_C64] = RK(OP, C64), [AG_C128] = RK(OP, C128)}
+#define EXTREMES(OP) {[AG_U8] = RK(OP, U8), [AG_U16] = RK(OP, U16), [AG_U32] = RK(OP, U32), \
+                      [AG_I32] = RK(OP, I32), [AG_F32] = RK(OP, F32), [AG_F64] = RK(OP, F64)}
+
+/* Each operation's function, its kernels by the dtype they write (out_dtype_ok's kernel_out)
+   and its result in words. */
 static const struct {
-  const char *fn, *kernel, *what;
+  const char *fn;
+  red_kernels kernels[8];
+  const char *what;
 } red_ops[] = {
-    [R_SUM] = {"ag_sum", "ag_sum", "sum"},          [R_MEAN] = {"ag_mean", "ag_sum", "mean"},
-    [R_MIN] = {"ag_min", "ag_min", "min"},          [R_MAX] = {"ag_max", "ag_max", "max"},
-    [R_ARGMIN] = {"ag_argmin", "ag_argmin", "argmin"}, [R_ARGMAX] = {"ag_argmax", "ag_argmax", "argmax"},
-    [R_DOT] = {"ag_dot", "ag_dot", "dot"},          [R_NRM2] = {"ag_nrm2", "ag_nrm2", "nrm2"},
+    [R_SUM] = {"ag_sum", SUMS(SUM), "sum"},
+    [R_MEAN] = {"ag_mean", SUMS(SUM), "mean"},
+    [R_MIN] = {"ag_min", EXTREMES(MIN), "min"},
+    [R_MAX] = {"ag_max", EXTREMES(MAX), "max"},
+    [R_ARGMIN] = {"ag_argmin", {[AG_U32] = RK(ARGMIN, U32)}, "argmin"},
+    [R_ARGMAX] = {"ag_argmax", {[AG_U32] = RK(ARGMAX, U32)}, "argmax"},
+    [R_DOT] = {"ag_dot", SUMS(DOT), "dot"},
+    [R_NRM2] = {"ag_nrm2", {[AG_F32] = RK(NRM2, F32), [AG_F64] = RK(NRM2, F64)}, "nrm2"},
 };
 
 /* The output dtypes an operation allows for input dtype @p t, and the one its kernel writes
@@ -194,14 +211,14 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
   ag_queue *rq;
   if ((st = ag__queue_resolve(fn, q, dev, &rq)) != AG_OK)
     return st;
-  char base[64], name[80];
-  snprintf(base, sizeof base, "%s_%s_%s", red_ops[op].kernel, ag_dtype_name(x->dtype), ag_dtype_name(kout));
-  snprintf(name, sizeof name, "%s_%s", base, use_rows(dev, len, inner) ? "rows" : "cols");
-  const ag__builtin_kernel *k;
-  if ((st = ag__builtin_kernel_get(dev, AG__FAMILY_reduce, (int)x->dtype, name, &k)) != AG_OK)
-    return ag__prefix(st, fn);
+  const red_kernels *rk = &red_ops[op].kernels[kout];
+  ag__launch l = {.fn = fn, .q = rq, .dev = dev,
+                  .kernel = (use_rows(dev, len, inner) ? rk->rows : rk->cols) + x->dtype};
+  size_t max_wg;
+  if ((st = ag__launch_max_work_group(&l, &max_wg)) != AG_OK)
+    return st;
   plan p;
-  make_plan(dev, k->max_work_group, outer, len, inner, &p);
+  make_plan(dev, max_wg, outer, len, inner, &p);
   ag_buffer *part = NULL;
   if (p.parts > 1 && (st = ag_buffer_alloc(dev, outer * p.parts * inner * STATE_BYTES, &part)) != AG_OK)
     return ag__prefix(st, fn);
@@ -210,15 +227,17 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
   const ag_array *yy = op == R_DOT ? y : x;
   uint64_t parts = p.parts;
   ag_buffer *pbuf = part != NULL ? part : out->store->buf;
-  ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_reduce, .variant = (int)x->dtype,
-                  .kernel = name, .form = p.rows ? AG__FORM_GROUPS : AG__FORM_ITEMS, .range = &p.range,
-                  .n = outer * parts * (p.rows ? 1 : inner)};
-  st = p.rows ? launch_rows(&l, x, yy, len, parts, pbuf, out) : launch_cols(&l, x, yy, len, inner, parts, pbuf, out);
+  l.range = &p.range;
+  l.n = outer * parts * (p.rows ? 1 : inner);
+  if (p.rows)
+    st = AG__LAUNCH(launch_rows, &l, .x = x, .y = yy, .len = len, .parts = parts, .part = pbuf, .out = out);
+  else
+    st = AG__LAUNCH(launch_cols, &l, .x = x, .y = yy, .len = len, .inner = inner, .parts = parts, .part = pbuf,
+                    .out = out);
   if (st == AG_OK && p.parts > 1) {
-    snprintf(name, sizeof name, "%s_merge", base);
-    ag__launch m = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_reduce, .variant = (int)x->dtype,
-                    .kernel = name, .form = AG__FORM_ITEMS, .range = &p.merge_range, .n = outer * inner};
-    st = launch_merge(&m, part, parts, inner, out);
+    ag__launch m = {.fn = fn, .q = rq, .dev = dev, .kernel = rk->merge + x->dtype, .range = &p.merge_range,
+                    .n = outer * inner};
+    st = AG__LAUNCH(launch_merge, &m, .part = part, .parts = parts, .inner = inner, .out = out);
   }
   /* Back to the pool, reusable once the queue has passed the merge. */
   ag_buffer_free(part);

@@ -202,6 +202,7 @@ static void registry_init(void) {
       dev->index = reg.count;
       dev->ordinal = k;
       pthread_mutex_init(&dev->lock, NULL);
+      ag__builtins_init(&dev->builtins);
       ag__pool_init(&dev->pool);
       pthread_mutex_init(&dev->fft_lock, NULL);
       st = b->be->device_open(k, &dev->bdev, &dev->info);

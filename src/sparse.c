@@ -344,19 +344,15 @@ static ag_status check_loop_limit(const char *fn, const ag_csr *m, bool transpos
 /* ag_csr_spmv_<t>_rows for GPUs and matrices of long rows: a work-group per row, of
    AG_SPARSE_GROUP items or the kernel's limit; otherwise ag_csr_spmv_<t>, an item per row. */
 static ag_status launch_vector(const char *fn, ag_queue *q, const ag_csr *m, const ag_array *x, ag_array *y) {
-  char name[64];
-  ag__launch l = {.fn = fn, .q = q, .dev = m->dev, .family = AG__FAMILY_sparse, .variant = (int)m->dtype,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = m->rows};
+  ag__launch l = {.fn = fn, .q = q, .dev = m->dev, .kernel = AG_K_CSR_SPMV + m->dtype, .n = m->rows};
   ag_range r = {.dims = 1};
   if (m->dev->traits.launch == AG__LAUNCH_GRID && m->nnz / LONG_ROWS >= m->rows) {
-    snprintf(name, sizeof name, "ag_csr_spmv_%s_rows", ag_dtype_name(m->dtype));
+    l.kernel = AG_K_CSR_SPMV_ROWS + m->dtype;
     ag_status st = ag__launch_groups(&l, AG_SPARSE_GROUP, &r);
     if (st != AG_OK)
       return st;
-  } else {
-    snprintf(name, sizeof name, "ag_csr_spmv_%s", ag_dtype_name(m->dtype));
   }
-  return launch_spmv(&l, m->row_ptr, m->col_idx, m->values, x, y);
+  return AG__LAUNCH(launch_spmv, &l, .row_ptr = m->row_ptr, .col_idx = m->col_idx, .val = m->values, .x = x, .y = y);
 }
 
 /* Y = op(A) X, X and Y of 1 dimension (spmv) or 2 (spmm). */
@@ -396,11 +392,9 @@ static ag_status product(const char *fn, int ndim, ag_queue *q, ag_transpose op,
     return st;
   if (ndim == 1)
     return launch_vector(fn, rq, m, x, y);
-  char name[64];
-  snprintf(name, sizeof name, "ag_csr_spmm_%s", ag_dtype_name(m->dtype));
-  ag__launch l = {.fn = fn, .q = rq, .dev = m->dev, .family = AG__FAMILY_sparse, .variant = (int)m->dtype,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)m->rows * batch};
-  return launch_spmm(&l, m->row_ptr, m->col_idx, m->values, x, (ag_u64)batch, y);
+  ag__launch l = {.fn = fn, .q = rq, .dev = m->dev, .kernel = AG_K_CSR_SPMM + m->dtype, .n = (uint64_t)m->rows * batch};
+  return AG__LAUNCH(launch_spmm, &l, .row_ptr = m->row_ptr, .col_idx = m->col_idx, .val = m->values, .x = x,
+                    .batch = (ag_u64)batch, .y = y);
 }
 
 ag_status ag_spmv(ag_queue *q, ag_transpose op, const ag_csr *a, const ag_array *x, ag_array *y) {

@@ -3,7 +3,9 @@
    Each thread checks its own results and reports the first wrong one; the test fails on any. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "programs.h"
 #include "runner.h"
@@ -191,10 +193,145 @@ START_TEST(threads_create_and_destroy_programs_at_once) {
 }
 END_TEST
 
+/* ---- launches while a family builds ----------------------------------------------------- */
+
+/* Eight threads add two one-element arrays over and over, timing each launch, while another
+   thread makes the device build a family no one has used yet (prox, through ag_grad). Each
+   build is made slow (ANYGPU_TEST_BUILD_DELAY_MS, on top of the compiler's own time), and the
+   disk cache is empty, so the build takes seconds; a launch of the add, whose family is built,
+   must not wait for it. What would show a wait is a stretch of the build in which no thread's
+   launch ends (every launch held up); one launch made long by the scheduler (nine busy threads
+   on a machine of two cores) shows none. */
+enum { ADD_THREADS = 8, BUILD_DELAY_MS = 3000 };
+
+static atomic_bool build_started, build_done;
+static _Atomic double last_end_ms; /* when the latest launch ended, any thread's */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+typedef struct adder {
+  worker w;
+  double worst_ms;      /* the longest launch that started while the build ran */
+  double gap_ms;        /* the longest stretch of the build that ended with this thread's launch */
+  long during;          /* launches that started after the build began and ended before it did */
+} adder;
+
+static void *add_worker(void *arg) {
+  adder *a = arg;
+  worker *w = &a->w;
+  const size_t one = 1;
+  float x = (float)w->id, y = 0.5f, sum = -1;
+  ag_array *xa = NULL, *ya = NULL, *out = NULL;
+  ag_status st = ag_array_from_host(w->dev, AG_F32, 1, &one, &x, &xa);
+  if (st == AG_OK)
+    st = ag_array_from_host(w->dev, AG_F32, 1, &one, &y, &ya);
+  if (st == AG_OK)
+    st = ag_array_create(w->dev, AG_F32, 1, &one, &out);
+  pthread_barrier_wait(w->start);
+  while (st == AG_OK && !atomic_load(&build_started))
+    ;
+  /* Launches until the build has ended, and at least 20. */
+  for (long i = 0; st == AG_OK && (i < 20 || !atomic_load(&build_done)); i++) {
+    double t0 = now_ms();
+    st = ag_add(NULL, xa, ya, out);
+    double t1 = now_ms();
+    if (!atomic_load(&build_done)) {
+      a->during++;
+      if (t1 - t0 > a->worst_ms)
+        a->worst_ms = t1 - t0;
+      double gap = t1 - atomic_exchange(&last_end_ms, t1);
+      if (gap > a->gap_ms)
+        a->gap_ms = gap;
+    }
+  }
+  if (st == AG_OK)
+    st = ag_array_to_host(out, &sum, sizeof sum);
+  ag_array_free(xa), ag_array_free(ya), ag_array_free(out);
+  if (st != AG_OK)
+    return report(w, "ag_add: %s", ag_last_error());
+  if (sum != (float)w->id + 0.5f)
+    return report(w, "ag_add gave %g, not %g", (double)sum, (double)w->id + 0.5);
+  return NULL;
+}
+
+START_TEST(threads_launch_while_a_family_builds) {
+  ag_device *dev = test_device(_i);
+  /* The add's family built, and its kernel made, before the clock starts. */
+  const size_t one = 1, four = 4;
+  float v = 1, g[4] = {1, 2, 4, 8}, d[4] = {-1, -1, -1, -1};
+  ag_array *a = NULL, *x = NULL, *dx = NULL;
+  CHECK_OK(ag_array_from_host(dev, AG_F32, 1, &one, &v, &a));
+  CHECK_OK(ag_add(NULL, a, a, a));
+  CHECK_OK(ag_array_to_host(a, &v, sizeof v));
+  ck_assert_float_eq(v, 2.0f);
+  CHECK_OK(ag_array_from_host(dev, AG_F32, 1, &four, g, &x));
+  CHECK_OK(ag_array_create(dev, AG_F32, 1, &four, &dx));
+  char cache[] = "/tmp/anygpu-test-build-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(cache));
+  setenv("ANYGPU_CACHE_DIR", cache, 1);
+  char delay[16];
+  snprintf(delay, sizeof delay, "%d", (int)BUILD_DELAY_MS);
+  setenv("ANYGPU_TEST_BUILD_DELAY_MS", delay, 1);
+
+  adder ad[ADD_THREADS];
+  pthread_t t[ADD_THREADS];
+  pthread_barrier_t start;
+  ck_assert_int_eq(pthread_barrier_init(&start, NULL, ADD_THREADS + 1), 0);
+  for (int i = 0; i < ADD_THREADS; i++) {
+    ad[i] = (adder){.w = {.dev = dev, .id = i, .start = &start}};
+    ck_assert_int_eq(pthread_create(&t[i], NULL, add_worker, &ad[i]), 0);
+  }
+  pthread_barrier_wait(&start);
+  double t0 = now_ms();
+  atomic_store(&last_end_ms, t0);
+  atomic_store(&build_started, true);
+  ag_status st = ag_grad(NULL, x, 0, dx); /* the prox family's first use: its build */
+  double t1 = now_ms(), build_ms = t1 - t0;
+  atomic_store(&build_done, true);
+  double gap = t1 - atomic_load(&last_end_ms); /* from the last launch to the build's end */
+  for (int i = 0; i < ADD_THREADS; i++)
+    ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+  pthread_barrier_destroy(&start);
+  ck_assert_msg(st == AG_OK, "%s: ag_grad: %s", test_label(), ag_last_error());
+  CHECK_OK(ag_array_to_host(dx, d, sizeof d));
+  ck_assert_float_eq(d[0], 1.0f); /* forward differences, 0 at the end (sporco's grad) */
+  ck_assert_float_eq(d[1], 2.0f);
+  ck_assert_float_eq(d[2], 4.0f);
+  ck_assert_float_eq(d[3], 0.0f);
+  ag_array_free(a), ag_array_free(x), ag_array_free(dx);
+
+  double worst = 0;
+  long during = 0;
+  for (int i = 0; i < ADD_THREADS; i++) {
+    ck_assert_msg(ad[i].w.error[0] == '\0', "%s: %s", test_label(), ad[i].w.error);
+    if (ad[i].worst_ms > worst)
+      worst = ad[i].worst_ms;
+    if (ad[i].gap_ms > gap)
+      gap = ad[i].gap_ms;
+    during += ad[i].during;
+  }
+  fprintf(stderr,
+          "%s: the prox family built in %.0f ms; meanwhile %ld launches of ag_add, the longest %.2f ms, the longest "
+          "stretch without a launch ending %.2f ms\n",
+          test_label(), build_ms, during, worst, gap);
+  ck_assert_msg(build_ms >= BUILD_DELAY_MS, "%s: the build took %.0f ms, less than the %d ms it was made to take",
+                test_label(), build_ms, (int)BUILD_DELAY_MS);
+  ck_assert_msg(during >= ADD_THREADS, "%s: %ld launches while the family built, fewer than one a thread",
+                test_label(), during);
+  ck_assert_msg(gap < build_ms / 10, "%s: no launch ended for %.1f ms while the family built in %.0f ms: they waited",
+                test_label(), gap, build_ms);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0)
     return;
   add_device_test(s, "threads share a device for buffers", threads_share_a_device_for_buffers);
   add_device_test(s, "threads launch one kernel at once", threads_launch_one_kernel_at_once);
   add_device_test(s, "threads create and destroy programs at once", threads_create_and_destroy_programs_at_once);
+  add_device_test(s, "threads launch while a family builds", threads_launch_while_a_family_builds);
 }

@@ -49,7 +49,7 @@ const ag__core_services *ag__cuda_core;
 
 _Static_assert(sizeof(CUdeviceptr) <= sizeof(void *), "a CUdeviceptr is kept in a pointer");
 
-enum { MAX_ARGS = 64 };
+enum { MAX_ARGS = AG__KERNEL_ARGS_MAX };
 
 /* ---- errors ------------------------------------------------------------------------------- */
 

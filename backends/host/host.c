@@ -343,7 +343,7 @@ typedef struct launch_job {
 /* One thread's share of a launch: its own local memory, then work-groups until none are left. */
 static void run_groups(void *ctx, ag__host_job *job) {
   launch_job *j = ctx;
-  void *argv[64];
+  void *argv[AG__KERNEL_ARGS_MAX];
   unsigned char *scratch = j->local_bytes ? aligned_alloc(64, j->local_bytes) : NULL;
   if (j->local_bytes && scratch == NULL) {
     atomic_store(&j->failed, true);
@@ -391,7 +391,7 @@ static ag_status host_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_rang
     total *= base.num_groups[d];
   }
 
-  size_t local_bytes = 0, local_at[64];
+  size_t local_bytes = 0, local_at[AG__KERNEL_ARGS_MAX];
   for (size_t i = 0; i < nargs; i++)
     if (args[i].kind == AG_ARG_LOCAL) {
       local_at[i] = local_bytes;

@@ -576,7 +576,9 @@ static ag_status cl_kernel_launch(ag__bqueue *q, ag__bkernel *k, const ag_range 
     /* OpenCL 1.2 wants global a multiple of local; the contract says the range is rounded up. */
     global[d] = has_local ? (range->global[d] + local[d] - 1) / local[d] * local[d] : range->global[d];
   }
-  for (size_t i = 0; i < nargs && i < 64; i++) {
+  /* records and typedefs hold a bit per argument. */
+  _Static_assert(AG__KERNEL_ARGS_MAX <= 64, "AG__KERNEL_ARGS_MAX is above the 64 bits of records and typedefs");
+  for (size_t i = 0; i < nargs && i < AG__KERNEL_ARGS_MAX; i++) {
     /* A typedef is refused only when its size cannot be a scalar or vector's, so that
        typedefs of scalars (anygpu's own kernels use them) still pass. */
     size_t z = args[i].size;

@@ -566,18 +566,18 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
     return ag__error(AG_ERR_UNSUPPORTED, "%s: a bin takes %llu pixels, and %s (%s) ends a work-item's loops after "
                      "%llu iterations (docs/portability.md, loop-limit)", fn, (unsigned long long)m.longest,
                      ag__dev_info(in->dev)->spec, ag__dev_info(in->dev)->name, (unsigned long long)limit);
-  char name[64];
-  snprintf(name, sizeof name, "ag_azint_csr_%s_%s", ag_dtype_name(frames->dtype), ag_dtype_name(in->dtype));
-  /* CPU devices take a batch AG_AZINT_FRAMES frames an item (the _frames kernel). */
+  /* ag_azint_csr_<frames>_<engine>, its variant the frames' dtype; CPU devices take a batch
+     AG_AZINT_FRAMES frames an item (the _frames kernel), GPUs long rows a work-group each (the
+     _rows kernel). */
+  bool f64 = in->dtype == AG_F64;
   bool grouped = ag__device_walks_in_chunks(in->dev) && batch > 1;
   uint64_t n = (uint64_t)in->nbins * (grouped ? (batch + AG_AZINT_FRAMES - 1) / AG_AZINT_FRAMES : batch);
-  if (grouped)
-    strcat(name, "_frames");
-  ag__launch l = {.fn = fn, .q = q, .dev = in->dev, .family = AG__FAMILY_azint, .variant = (int)frames->dtype,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = n};
+  ag__kernel_id kernel = grouped ? (f64 ? AG_K_AZINT_CSR_F64_FRAMES : AG_K_AZINT_CSR_F32_FRAMES)
+                                 : (f64 ? AG_K_AZINT_CSR_F64 : AG_K_AZINT_CSR_F32);
+  ag__launch l = {.fn = fn, .q = q, .dev = in->dev, .kernel = kernel + frames->dtype, .n = n};
   ag_range range = {.dims = 1};
   if (!ag__device_walks_in_chunks(in->dev) && m.nnz / LONG_ROWS >= in->nbins) {
-    strcat(name, "_rows");
+    l.kernel = (f64 ? AG_K_AZINT_CSR_F64_ROWS : AG_K_AZINT_CSR_F32_ROWS) + frames->dtype;
     ag_status st = ag__launch_groups(&l, AG_AZINT_GROUP, &range);
     if (st != AG_OK)
       return st;
@@ -592,14 +592,17 @@ static ag_status launch_integrate(const char *fn, ag_queue *q, const ag_integrat
   }
   engine_value v_dummy, v_ddummy, v_empty;
   /* An absent array's slot gets another array of its dtype, which the kernel does not read. */
-  return launch_csr(&l, m.row_ptr, m.col_idx, m.values, frames, p->dark ? p->dark : in->norm, in->norm,
-                    in->var ? in->var : in->norm, (ag_u64)in->npix, (ag_u64)in->nrad, (ag_u64)in->nazim,
-                    (ag_u64)in->nbins, (ag_u32)(p->dark != NULL), (ag_u32)p->has_dummy,
-                    value_of(in, in->dummy, &v_dummy), value_of(in, in->delta_dummy, &v_ddummy), p->vmode,
-                    value_of(in, in->empty, &v_empty), r->intensity, r->sigma, r->sum_signal, r->sum_variance,
-                    r->sum_normalization, r->count, in->bin_of ? in->bin_of : r->count,
-                    (ag_u32)(in->bin_of != NULL), p->sums ? p->sums : in->norm, (ag_u32)(p->sums != NULL),
-                    (ag_u64)batch);
+  return AG__LAUNCH(launch_csr, &l, .row_ptr = m.row_ptr, .col_idx = m.col_idx, .val = m.values, .frames = frames,
+                    .dark = p->dark ? p->dark : in->norm, .norm = in->norm, .var = in->var ? in->var : in->norm,
+                    .npix = (ag_u64)in->npix, .nrad = (ag_u64)in->nrad, .nazim = (ag_u64)in->nazim,
+                    .nbins = (ag_u64)in->nbins, .has_dark = (ag_u32)(p->dark != NULL),
+                    .has_dummy = (ag_u32)p->has_dummy, .dummy = value_of(in, in->dummy, &v_dummy),
+                    .ddummy = value_of(in, in->delta_dummy, &v_ddummy), .vmode = p->vmode,
+                    .empty = value_of(in, in->empty, &v_empty), .intensity = r->intensity, .sigma = r->sigma,
+                    .sum_signal = r->sum_signal, .sum_variance = r->sum_variance, .sum_norm = r->sum_normalization,
+                    .count = r->count, .bin_of = in->bin_of ? in->bin_of : r->count,
+                    .has_order = (ag_u32)(in->bin_of != NULL), .sums = p->sums ? p->sums : in->norm,
+                    .has_sums = (ag_u32)(p->sums != NULL), .n_frames = (ag_u64)batch);
 }
 
 /* The walk's static sums (integ->sums): each row's sum_normalization and count over a frame of

@@ -138,14 +138,12 @@ static ag_status correlate(const char *fn, ag_queue *q, const ag_array *image, c
       (st = ag_array_create(dev, t, 3, rows, &s[5])) != AG_OK || (st = ag_array_create(dev, t, 3, rows, &s[6])) != AG_OK ||
       (st = ag_array_create(dev, t, 3, rows, &s[7])) != AG_OK || (st = ag_array_create(dev, t, 3, rows, &s[8])) != AG_OK)
     return ag__prefix(st, fn);
-  char name[64];
   float f;
   double v;
-  snprintf(name, sizeof name, "ag_ncc_pad_%s", ag_dtype_name(t));
-  ag__launch l = {.fn = fn, .q = q, .dev = dev, .family = AG__FAMILY_template, .variant = (int)t, .kernel = name,
-                  .form = AG__FORM_ITEMS, .n = (uint64_t)d->batch * d->qh * d->qw};
-  if ((st = launch_pad(&l, image, (ag_u64)d->H, (ag_u64)d->W, (ag_u64)d->qh, (ag_u64)d->qw, (ag_u64)d->top,
-                       (ag_u64)d->left, value_of(t, constant_value, &f, &v), s[1])) != AG_OK)
+  ag__launch l = {.fn = fn, .q = q, .dev = dev, .kernel = AG_K_NCC_PAD + t, .n = (uint64_t)d->batch * d->qh * d->qw};
+  if ((st = AG__LAUNCH(launch_pad, &l, .x = image, .h = (ag_u64)d->H, .w = (ag_u64)d->W, .qh = (ag_u64)d->qh,
+                       .qw = (ag_u64)d->qw, .top = (ag_u64)d->top, .left = (ag_u64)d->left,
+                       .fill = value_of(t, constant_value, &f, &v), .out = s[1])) != AG_OK)
     return st;
   /* The circular correlation of each padded frame with the template, whose windows never wrap:
      a frame of qh x qw holds every window whole. */
@@ -153,17 +151,20 @@ static ag_status correlate(const char *fn, ag_queue *q, const ag_array *image, c
       (st = ag_conj(q, s[3], s[3])) != AG_OK || (st = ag_mul(q, s[2], s[3], s[2])) != AG_OK ||
       (st = ag_irfft(q, s[2], 2, AG_FFT_BACKWARD, s[4])) != AG_OK)
     return ag__prefix(st, fn);
-  snprintf(name, sizeof name, "ag_ncc_rows_%s", ag_dtype_name(t));
+  l.kernel = AG_K_NCC_ROWS + t;
   l.n = (uint64_t)d->batch * d->qh * d->wo;
-  if ((st = launch_rows(&l, s[1], (ag_u64)d->qw, (ag_u64)d->wo, (ag_u64)d->w, s[5], s[6], s[7], s[8])) != AG_OK)
+  if ((st = AG__LAUNCH(launch_rows, &l, .q = s[1], .qw = (ag_u64)d->qw, .wo = (ag_u64)d->wo, .tw = (ag_u64)d->w,
+                       .s1 = s[5], .s2 = s[6], .lo = s[7], .hi = s[8])) != AG_OK)
     return st;
-  snprintf(name, sizeof name, "ag_ncc_finish_%s", ag_dtype_name(t));
+  l.kernel = AG_K_NCC_FINISH + t;
   l.n = (uint64_t)d->batch * d->ho * d->wo;
   float f1, f2e;
   double v1, v2;
-  return launch_finish(&l, s[4], s[5], s[6], s[7], s[8], (ag_u64)d->qh, (ag_u64)d->qw, (ag_u64)d->ho, (ag_u64)d->wo,
-                       (ag_u64)d->h, value_of(t, (double)(d->h * d->w), &f, &v), value_of(t, ssd, &f1, &v1),
-                       value_of(t, t == AG_F64 ? DBL_EPSILON : FLT_EPSILON, &f2e, &v2), out);
+  return AG__LAUNCH(launch_finish, &l, .corr = s[4], .s1 = s[5], .s2 = s[6], .lo = s[7], .hi = s[8],
+                    .qh = (ag_u64)d->qh, .qw = (ag_u64)d->qw, .ho = (ag_u64)d->ho, .wo = (ag_u64)d->wo,
+                    .th = (ag_u64)d->h, .vol = value_of(t, (double)(d->h * d->w), &f, &v),
+                    .ssd = value_of(t, ssd, &f1, &v1),
+                    .eps = value_of(t, t == AG_F64 ? DBL_EPSILON : FLT_EPSILON, &f2e, &v2), .out = out);
 }
 
 ag_status ag_match_template(ag_queue *q, const ag_array *image, const ag_array *templ, bool pad_input,

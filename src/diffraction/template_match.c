@@ -309,11 +309,9 @@ static ag_status cut_scores(const char *fn, ag_queue *q, const ag_template_libra
   if (s->work == NULL && ((st = ag_array_create(lib->dev, t, 2, work_shape, &s->work)) != AG_OK ||
                           (st = ag_array_create(lib->dev, t, 1, &batch, &s->cut)) != AG_OK))
     return ag__prefix(st, fn);
-  char name[64];
-  snprintf(name, sizeof name, "ag_tm_cut_%s", ag_dtype_name(t));
-  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch};
-  return launch_cut(&l, scores, (ag_u64)count, (ag_u64)keep, s->work, s->cut);
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .kernel = AG_K_TM_CUT + t, .n = (uint64_t)batch};
+  return AG__LAUNCH(launch_cut, &l, .score = scores, .count = (ag_u64)count, .keep = (ag_u64)keep, .work = s->work,
+                    .cut = s->cut);
 }
 
 /* The prefilter: s->kept gets the positions of the @p keep best integrated templates of each
@@ -327,22 +325,21 @@ static ag_status prefilter(const char *fn, ag_queue *q, const ag_template_librar
       (s->psum == NULL && ((st = ag_array_create(lib->dev, t, 2, psum_shape, &s->psum)) != AG_OK ||
                            (st = ag_sum(q, s->polar3, 1, s->psum)) != AG_OK)))
     return ag__prefix(st, fn);
-  char name[64];
   bool by_chunks = ag__device_walks_in_chunks(lib->dev);
   size_t chunks = (lib->n_templates + AG_TM_CHUNK - 1) / AG_TM_CHUNK;
-  snprintf(name, sizeof name, by_chunks ? "ag_tm_prefilter_chunks_%s" : "ag_tm_prefilter_%s", ag_dtype_name(t));
-  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS,
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev,
+                  .kernel = (by_chunks ? AG_K_TM_PREFILTER_CHUNKS : AG_K_TM_PREFILTER) + t,
                   .n = (uint64_t)batch * (by_chunks ? chunks : lib->n_templates)};
-  if ((st = launch_prefilter(&l, lib->integ[normalised][p], s->psum, (ag_u64)lib->n_templates, (ag_u64)lib->n_r,
-                             s->fast)) != AG_OK)
+  if ((st = AG__LAUNCH(launch_prefilter, &l, .integ = lib->integ[normalised][p], .psum = s->psum,
+                       .n_templates = (ag_u64)lib->n_templates, .n_r = (ag_u64)lib->n_r, .fast = s->fast)) != AG_OK)
     return st;
   if ((st = cut_scores(fn, q, lib, s->fast, batch, lib->n_templates, keep, s)) != AG_OK)
     return st;
-  snprintf(name, sizeof name, "ag_tm_keep_%s", ag_dtype_name(t));
+  l.kernel = AG_K_TM_KEEP + t;
   l.n = (uint64_t)batch * lib->n_templates;
-  return launch_keep(&l, s->fast, s->cut ? s->cut : s->fast, (ag_u64)use_cut(lib), (ag_u64)lib->n_templates,
-                     (ag_u64)keep, s->kept);
+  return AG__LAUNCH(launch_keep, &l, .score = s->fast, .cut = s->cut ? s->cut : s->fast,
+                    .use_cut = (ag_u64)use_cut(lib), .count = (ag_u64)lib->n_templates, .keep = (ag_u64)keep,
+                    .kept = s->kept);
 }
 
 /* s->rows: the frames unrolled, each column a row read past one turn (ag_tm_unroll). CPU
@@ -357,15 +354,13 @@ static ag_status unroll(const char *fn, ag_queue *q, const ag_template_library *
   if ((st = ag_array_create(lib->dev, t, 3, rows_shape, &s->rows)) != AG_OK ||
       (by_rows && (st = ag_array_create(lib->dev, t, 2, psum_shape, &s->psum)) != AG_OK))
     return ag__prefix(st, fn);
-  char name[64];
-  snprintf(name, sizeof name, by_rows ? "ag_tm_unroll_rows_%s" : "ag_tm_unroll_%s", ag_dtype_name(t));
-  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS,
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .kernel = (by_rows ? AG_K_TM_UNROLL_ROWS : AG_K_TM_UNROLL) + t,
                   .n = (uint64_t)batch * lib->n_r * (by_rows ? 1 : width)};
   if (by_rows)
-    return launch_unroll_rows(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows,
-                              s->psum);
-  return launch_unroll(&l, s->polar3, (ag_u64)lib->n_theta, (ag_u64)lib->n_r, (ag_u64)width, s->rows);
+    return AG__LAUNCH(launch_unroll_rows, &l, .polar = s->polar3, .n_theta = (ag_u64)lib->n_theta,
+                      .n_r = (ag_u64)lib->n_r, .width = (ag_u64)width, .rows = s->rows, .psum = s->psum);
+  return AG__LAUNCH(launch_unroll, &l, .polar = s->polar3, .n_theta = (ag_u64)lib->n_theta, .n_r = (ag_u64)lib->n_r,
+                    .width = (ag_u64)width, .rows = s->rows);
 }
 
 /* The full correlation of each frame's @p keep candidates at every shift and mirrored, from
@@ -382,18 +377,19 @@ static ag_status full_correlation(const char *fn, ag_queue *q, const ag_template
       (st = ag_array_create(lib->dev, t, 3, chunk_shape, &s->cbest_m)) != AG_OK ||
       (st = ag_array_create(lib->dev, AG_U32, 3, chunk_shape, &s->cat_m)) != AG_OK)
     return ag__prefix(st, fn);
-  char name[64];
-  snprintf(name, sizeof name, "ag_tm_score_%s", ag_dtype_name(t));
-  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * keep * chunks};
-  if ((st = launch_score(&l, s->rows, s->kept, (ag_u64)prefiltered, lib->spot_start, lib->spot_end, lib->spot_r,
-                         lib->spot_theta, lib->spot_i[normalised][p], (ag_u64)lib->n_theta, (ag_u64)lib->n_r,
-                         (ag_u64)width, (ag_u64)keep, (ag_u64)chunks, s->cbest, s->cat, s->cbest_m, s->cat_m)) !=
+  ag__launch l = {.fn = fn, .q = q, .dev = lib->dev, .kernel = AG_K_TM_SCORE + t, .n = (uint64_t)batch * keep * chunks};
+  if ((st = AG__LAUNCH(launch_score, &l, .rows = s->rows, .kept = s->kept, .use_kept = (ag_u64)prefiltered,
+                       .spot_start = lib->spot_start, .spot_end = lib->spot_end, .spot_r = lib->spot_r,
+                       .spot_theta = lib->spot_theta, .spot_i = lib->spot_i[normalised][p],
+                       .n_theta = (ag_u64)lib->n_theta, .n_r = (ag_u64)lib->n_r, .width = (ag_u64)width,
+                       .count = (ag_u64)keep, .chunks = (ag_u64)chunks, .cbest = s->cbest, .cat = s->cat,
+                       .cbest_m = s->cbest_m, .cat_m = s->cat_m)) !=
       AG_OK)
     return st;
-  snprintf(name, sizeof name, "ag_tm_pick_%s", ag_dtype_name(t));
+  l.kernel = AG_K_TM_PICK + t;
   l.n = (uint64_t)batch * keep;
-  return launch_pick(&l, s->cbest, s->cat, s->cbest_m, s->cat_m, (ag_u64)chunks, s->corr, s->shift, s->sgn);
+  return AG__LAUNCH(launch_pick, &l, .cbest = s->cbest, .cat = s->cat, .cbest_m = s->cbest_m, .cat_m = s->cat_m,
+                    .chunks = (ag_u64)chunks, .corr = s->corr, .shift = s->shift, .sgn = s->sgn);
 }
 
 ag_status ag_template_library_match(ag_queue *q, const ag_template_library *lib, const ag_array *polar,
@@ -447,16 +443,15 @@ ag_status ag_template_library_match(ag_queue *q, const ag_template_library *lib,
   if ((st = full_correlation(fn, rq, lib, p, normalised, batch, keep, prefiltered, &s)) != AG_OK ||
       (st = cut_scores(fn, rq, lib, s.corr, batch, keep, opt->n_best, &s)) != AG_OK)
     goto done;
-  char name[64];
-  ag__launch l = {.fn = fn, .q = rq, .dev = lib->dev, .family = AG__FAMILY_template, .variant = (int)t,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = (uint64_t)batch * keep};
+  ag__launch l = {.fn = fn, .q = rq, .dev = lib->dev, .kernel = AG_K_TM_BEST + t, .n = (uint64_t)batch * keep};
   double step = 360.0 / (double)lib->n_theta;
   float step_f = (float)step;
   ag__val deg_step = t == AG_F64 ? (ag__val){&step, sizeof step} : (ag__val){&step_f, sizeof step_f};
-  snprintf(name, sizeof name, "ag_tm_best_%s", ag_dtype_name(t));
-  st = launch_best(&l, s.corr, s.cut ? s.cut : s.corr, (ag_u64)use_cut(lib), s.shift, s.sgn, s.kept, (ag_u64)prefiltered, s.norm != NULL ? s.norm : s.corr,
-                   (ag_u64)(s.norm != NULL), (ag_u64)keep, (ag_u64)opt->n_best, deg_step, best_index, best_corr,
-                   best_angle_deg, best_sign);
+  st = AG__LAUNCH(launch_best, &l, .corr = s.corr, .cut = s.cut ? s.cut : s.corr, .use_cut = (ag_u64)use_cut(lib),
+                  .shift = s.shift, .sgn = s.sgn, .kept = s.kept, .use_kept = (ag_u64)prefiltered,
+                  .norm = s.norm != NULL ? s.norm : s.corr, .use_norm = (ag_u64)(s.norm != NULL), .count = (ag_u64)keep,
+                  .n_best = (ag_u64)opt->n_best, .deg_step = deg_step, .best_index = best_index, .best_corr = best_corr,
+                  .best_angle = best_angle_deg, .best_sgn = best_sign);
 done:
   scratch_free(&s);
   return st;

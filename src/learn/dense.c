@@ -60,10 +60,10 @@ ag_status ag_dense_forward(ag_queue *q, const ag_array *x, const ag_array *w, co
     return ag__prefix(st, fn);
   if (b == NULL && act == AG_ACT_IDENTITY)
     return AG_OK;
-  char name[48];
-  ag__launch l = ag__nn_launch(fn, rq, x->dev, x->dtype, "ag_nn_bias_act", AG__FORM_EW, y->size, name);
+  ag__launch l = ag__nn_launch(fn, rq, x->dev, x->dtype, AG_K_NN_BIAS_ACT, y->size);
   /* without a bias, y stands in for b, which the kernel then does not read */
-  return launch_bias_act(&l, b != NULL ? b : y, (uint64_t)w->shape[0], b != NULL ? 1 : 0, (uint64_t)act, y);
+  return AG__LAUNCH(launch_bias_act, &l, .b = b != NULL ? b : y, .m = (uint64_t)w->shape[0], .has_b = b != NULL ? 1 : 0,
+                    .act = (uint64_t)act, .y = y);
 }
 
 ag_status ag_dense_backward(ag_queue *q, const ag_array *x, const ag_array *w, ag_activation act, const ag_array *y,

@@ -76,12 +76,9 @@ static ag_status io_end(const char *fn, ag_queue *q, ag_status st, loss_io *io, 
   return st;
 }
 
-/* The mpol family's kernel @p base for @p x's dtype, an item per element of x. */
-static ag__launch mpol_launch(const char *fn, ag_queue *q, const ag_array *x, const char *base, char *name,
-                              size_t cap) {
-  snprintf(name, cap, "%s_%s", base, ag_dtype_name(x->dtype));
-  return (ag__launch){.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_mpol, .variant = (int)x->dtype,
-                      .kernel = name, .form = AG__FORM_ITEMS, .n = x->size};
+/* The mpol family's kernel @p kernel (its u8 id) for @p x's dtype, an item per element of x. */
+static ag__launch mpol_launch(const char *fn, ag_queue *q, const ag_array *x, ag__kernel_id kernel) {
+  return (ag__launch){.fn = fn, .q = q, .dev = x->dev, .kernel = kernel + x->dtype, .n = x->size};
 }
 
 ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *data, const ag_array *weight,
@@ -119,9 +116,10 @@ ag_status ag_loss_nll_gridded(ag_queue *q, const ag_array *vis, const ag_array *
   if (st == AG_OK && (st = ag_sum(q, mask, AG_AXIS_ALL, count)) != AG_OK)
     st = ag__prefix(st, fn);
   if (st == AG_OK) {
-    char name[48], sb[8];
-    ag__launch l = mpol_launch(fn, q, vis, "ag_mpol_nll", name, sizeof name);
-    st = launch_nll(&l, vis, data, weight, mask, count, ag__real_val(rt, scale, sb), io.flags, io.terms, io.grad);
+    char sb[8];
+    ag__launch l = mpol_launch(fn, q, vis, AG_K_MPOL_NLL);
+    st = AG__LAUNCH(launch_nll, &l, .vis = vis, .data = data, .weight = weight, .mask = mask, .count = count,
+                    .scale = ag__real_val(rt, scale, sb), .flags = io.flags, .terms = io.terms, .grad = io.grad);
   }
   st = io_end(fn, q, st, &io, scale, loss, flags);
   ag_array_free(count);
@@ -138,9 +136,10 @@ ag_status ag_loss_sparsity(ag_queue *q, const ag_array *cube, double scale, ag_a
   loss_io io;
   st = io_begin(fn, cube, loss, grad, flags, &io);
   if (st == AG_OK) {
-    char name[48], sb[8];
-    ag__launch l = mpol_launch(fn, q, cube, "ag_mpol_sparsity", name, sizeof name);
-    st = launch_sparsity(&l, cube, ag__real_val(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
+    char sb[8];
+    ag__launch l = mpol_launch(fn, q, cube, AG_K_MPOL_SPARSITY);
+    st = AG__LAUNCH(launch_sparsity, &l, .x = cube, .scale = ag__real_val(cube->dtype, scale, sb), .flags = io.flags,
+                    .terms = io.terms, .grad = io.grad);
   }
   return io_end(fn, q, st, &io, scale, loss, flags);
 }
@@ -162,16 +161,18 @@ ag_status ag_loss_entropy(ag_queue *q, const ag_array *cube, const ag_array *pri
   loss_io io;
   st = io_begin(fn, cube, loss, grad, flags, &io);
   if (st == AG_OK) {
-    char name[48], sf[8], sb[8];
-    ag__launch l = mpol_launch(fn, q, cube, "ag_mpol_entropy", name, sizeof name);
-    st = launch_entropy(&l, cube, prior, ag__real_val(cube->dtype, 1.0 / tot_flux, sf),
-                        ag__real_val(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
+    char sf[8], sb[8];
+    ag__launch l = mpol_launch(fn, q, cube, AG_K_MPOL_ENTROPY);
+    st = AG__LAUNCH(launch_entropy, &l, .x = cube, .prior = prior,
+                    .inv_flux = ag__real_val(cube->dtype, 1.0 / tot_flux, sf),
+                    .scale = ag__real_val(cube->dtype, scale, sb), .flags = io.flags, .terms = io.terms,
+                    .grad = io.grad);
   }
   return io_end(fn, q, st, &io, scale, loss, flags);
 }
 
 /* TV_image and TSV: one kernel each, the same arguments. */
-static ag_status variation(const char *fn, const char *base, ag_queue *q, const ag_array *cube, double eps,
+static ag_status variation(const char *fn, ag__kernel_id kernel, ag_queue *q, const ag_array *cube, double eps,
                            double scale, ag_array *loss, ag_array *grad, unsigned flags) {
   ag_status st;
   if ((st = ag__loss_check_out(fn, "cube", cube, scale, loss, grad, flags)) != AG_OK)
@@ -179,10 +180,11 @@ static ag_status variation(const char *fn, const char *base, ag_queue *q, const 
   loss_io io;
   st = io_begin(fn, cube, loss, grad, flags, &io);
   if (st == AG_OK) {
-    char name[48], se[8], sb[8];
-    ag__launch l = mpol_launch(fn, q, cube, base, name, sizeof name);
-    st = launch_tv(&l, cube, (uint64_t)cube->shape[1], (uint64_t)cube->shape[2], ag__real_val(cube->dtype, eps, se),
-                   ag__real_val(cube->dtype, scale, sb), io.flags, io.terms, io.grad);
+    char se[8], sb[8];
+    ag__launch l = mpol_launch(fn, q, cube, kernel);
+    st = AG__LAUNCH(launch_tv, &l, .x = cube, .ny = (uint64_t)cube->shape[1], .nx = (uint64_t)cube->shape[2],
+                    .eps = ag__real_val(cube->dtype, eps, se), .scale = ag__real_val(cube->dtype, scale, sb),
+                    .flags = io.flags, .terms = io.terms, .grad = io.grad);
   }
   return io_end(fn, q, st, &io, scale, loss, flags);
 }
@@ -195,13 +197,13 @@ ag_status ag_loss_tv_image(ag_queue *q, const ag_array *cube, double epsilon, do
     return st;
   if (!(epsilon >= 0) || !isfinite(epsilon))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: epsilon is %g; it must be 0 or more and finite", fn, epsilon);
-  return variation(fn, "ag_mpol_tv", q, cube, epsilon, scale, loss, grad, flags);
+  return variation(fn, AG_K_MPOL_TV, q, cube, epsilon, scale, loss, grad, flags);
 }
 
 ag_status ag_loss_tsv(ag_queue *q, const ag_array *cube, double scale, ag_array *loss, ag_array *grad, unsigned flags) {
   static const char fn[] = "ag_loss_tsv";
   ag_status st = check_operand(fn, "cube", cube, MPOL_REAL, 3);
-  return st != AG_OK ? st : variation(fn, "ag_mpol_tsv", q, cube, 0.0, scale, loss, grad, flags);
+  return st != AG_OK ? st : variation(fn, AG_K_MPOL_TSV, q, cube, 0.0, scale, loss, grad, flags);
 }
 
 /* ---- the forward model ------------------------------------------------------------------ */
@@ -235,9 +237,9 @@ static ag_status shuffle(const char *fn, ag_queue *q, const char *nin, const ag_
   ag_status st = check_map(fn, nin, in, nout, out);
   if (st != AG_OK)
     return st;
-  char name[48];
-  ag__launch l = mpol_launch(fn, q, out, "ag_mpol_shuffle", name, sizeof name);
-  return launch_shuffle(&l, in, (uint64_t)in->shape[1], (uint64_t)in->shape[2], dir, out);
+  ag__launch l = mpol_launch(fn, q, out, AG_K_MPOL_SHUFFLE);
+  return AG__LAUNCH(launch_shuffle, &l, .x = in, .ny = (uint64_t)in->shape[1], .nx = (uint64_t)in->shape[2], .dir = dir,
+                    .out = out);
 }
 
 ag_status ag_mpol_sky_to_packed(ag_queue *q, const ag_array *sky, ag_array *packed) {
@@ -253,9 +255,9 @@ ag_status ag_mpol_hann_conv(ag_queue *q, const ag_array *cube, ag_array *out) {
   ag_status st = check_map(fn, "cube", cube, "out", out);
   if (st != AG_OK)
     return st;
-  char name[48];
-  ag__launch l = mpol_launch(fn, q, out, "ag_mpol_hann", name, sizeof name);
-  return launch_hann(&l, cube, (uint64_t)cube->shape[1], (uint64_t)cube->shape[2], out);
+  ag__launch l = mpol_launch(fn, q, out, AG_K_MPOL_HANN);
+  return AG__LAUNCH(launch_hann, &l, .x = cube, .ny = (uint64_t)cube->shape[1], .nx = (uint64_t)cube->shape[2],
+                    .out = out);
 }
 
 /* A real cube @p re and a complex cube @p cx of the same precision, shape and device, and
@@ -283,9 +285,10 @@ ag_status ag_mpol_fourier_cube(ag_queue *q, const ag_array *packed, double cell_
     return st;
   /* cell^2 x as complex, then one complex FFT in place: the whole spectrum comes out at once,
      where a real FFT would need a second pass to fill in the Hermitian half. */
-  char name[48], sb[8];
-  ag__launch l = mpol_launch(fn, q, vis, "ag_mpol_widen", name, sizeof name);
-  if ((st = launch_widen(&l, packed, ag__real_val(vis->dtype, cell_size * cell_size, sb), vis)) != AG_OK)
+  char sb[8];
+  ag__launch l = mpol_launch(fn, q, vis, AG_K_MPOL_WIDEN);
+  if ((st = AG__LAUNCH(launch_widen, &l, .x = packed, .s = ag__real_val(vis->dtype, cell_size * cell_size, sb),
+                       .out = vis)) != AG_OK)
     return st;
   st = ag_fft(q, vis, 2, AG_FFT_BACKWARD, vis);
   return st == AG_OK ? AG_OK : ag__prefix(st, fn);
@@ -304,9 +307,9 @@ ag_status ag_mpol_fourier_cube_adjoint(ag_queue *q, const ag_array *dvis, double
     return ag__prefix(st, fn);
   st = ag_ifft(q, dvis, 2, AG_FFT_FORWARD, tmp);
   if (st == AG_OK) {
-    char name[48], sb[8];
-    ag__launch l = mpol_launch(fn, q, tmp, "ag_mpol_re", name, sizeof name);
-    st = launch_re(&l, tmp, ag__real_val(tmp->dtype, cell_size * cell_size, sb), dpacked);
+    char sb[8];
+    ag__launch l = mpol_launch(fn, q, tmp, AG_K_MPOL_RE);
+    st = AG__LAUNCH(launch_re, &l, .z = tmp, .s = ag__real_val(tmp->dtype, cell_size * cell_size, sb), .out = dpacked);
   } else {
     st = ag__prefix(st, fn);
   }

@@ -48,11 +48,8 @@ ag_status ag__nn_check_act(const char *fn, ag_activation act) {
   return AG_OK;
 }
 
-ag__launch ag__nn_launch(const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, const char *base, ag__form form,
-                         size_t n, char *name) {
-  snprintf(name, 48, "%s_%s", base, ag_dtype_name(t));
-  return (ag__launch){.fn = fn, .q = q, .dev = dev, .family = AG__FAMILY_nn, .variant = (int)t, .kernel = name,
-                      .form = form, .n = n};
+ag__launch ag__nn_launch(const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, ag__kernel_id kernel, size_t n) {
+  return (ag__launch){.fn = fn, .q = q, .dev = dev, .kernel = kernel + t, .n = n};
 }
 
 /* ---- activations --------------------------------------------------------------------------- */
@@ -63,9 +60,8 @@ ag_status ag_activate(ag_queue *q, ag_activation act, const ag_array *x, ag_arra
   if ((st = ag__nn_check_act(fn, act)) != AG_OK || (st = ag__nn_check_float(fn, "x", x)) != AG_OK ||
       (st = ag__nn_check_like(fn, "x", x, "y", y)) != AG_OK)
     return st;
-  char name[48];
-  ag__launch l = ag__nn_launch(fn, q, x->dev, x->dtype, "ag_nn_act", AG__FORM_EW, x->size, name);
-  return launch_act(&l, x, (uint64_t)act, y);
+  ag__launch l = ag__nn_launch(fn, q, x->dev, x->dtype, AG_K_NN_ACT, x->size);
+  return AG__LAUNCH(launch_act, &l, .x = x, .act = (uint64_t)act, .y = y);
 }
 
 ag_status ag_activate_grad(ag_queue *q, ag_activation act, const ag_array *y, const ag_array *dy, ag_array *dx) {
@@ -74,9 +70,8 @@ ag_status ag_activate_grad(ag_queue *q, ag_activation act, const ag_array *y, co
   if ((st = ag__nn_check_act(fn, act)) != AG_OK || (st = ag__nn_check_float(fn, "y", y)) != AG_OK ||
       (st = ag__nn_check_like(fn, "y", y, "dy", dy)) != AG_OK || (st = ag__nn_check_like(fn, "y", y, "dx", dx)) != AG_OK)
     return st;
-  char name[48];
-  ag__launch l = ag__nn_launch(fn, q, y->dev, y->dtype, "ag_nn_act_grad", AG__FORM_EW, y->size, name);
-  return launch_act_grad(&l, y, dy, (uint64_t)act, dx);
+  ag__launch l = ag__nn_launch(fn, q, y->dev, y->dtype, AG_K_NN_ACT_GRAD, y->size);
+  return AG__LAUNCH(launch_act_grad, &l, .y = y, .dy = dy, .act = (uint64_t)act, .dx = dx);
 }
 
 /* ---- softmax along an axis ----------------------------------------------------------------- */
@@ -115,9 +110,8 @@ static ag_status softmax(const char *fn, ag_queue *q, const ag_array *x, int axi
     return st;
   if (x->size == 0)
     return AG_OK;
-  char name[48];
-  ag__launch l = ag__nn_launch(fn, q, x->dev, x->dtype, "ag_nn_softmax", AG__FORM_ITEMS, ln.outer * ln.inner, name);
-  return launch_softmax(&l, x, ln.len, ln.inner, is_log ? 1 : 0, y);
+  ag__launch l = ag__nn_launch(fn, q, x->dev, x->dtype, AG_K_NN_SOFTMAX, ln.outer * ln.inner);
+  return AG__LAUNCH(launch_softmax, &l, .x = x, .len = ln.len, .inner = ln.inner, .is_log = is_log ? 1 : 0, .y = y);
 }
 
 ag_status ag_softmax(ag_queue *q, const ag_array *x, int axis, ag_array *y) {
@@ -137,10 +131,10 @@ static ag_status softmax_grad(const char *fn, ag_queue *q, const ag_array *y, co
     return st;
   if (y->size == 0)
     return AG_OK;
-  char name[48];
   ag__launch l =
-      ag__nn_launch(fn, q, y->dev, y->dtype, "ag_nn_softmax_grad", AG__FORM_ITEMS, ln.outer * ln.inner, name);
-  return launch_softmax_grad(&l, y, dy, ln.len, ln.inner, is_log ? 1 : 0, dx);
+      ag__nn_launch(fn, q, y->dev, y->dtype, AG_K_NN_SOFTMAX_GRAD, ln.outer * ln.inner);
+  return AG__LAUNCH(launch_softmax_grad, &l, .y = y, .dy = dy, .len = ln.len, .inner = ln.inner,
+                    .is_log = is_log ? 1 : 0, .dx = dx);
 }
 
 ag_status ag_softmax_grad(ag_queue *q, const ag_array *y, const ag_array *dy, int axis, ag_array *dx) {
@@ -186,10 +180,10 @@ ag_status ag_loss_mse(ag_queue *q, const ag_array *yhat, const ag_array *y, doub
   /* d(mean(d^2))/d yhat = 2 d / n */
   unsigned char gb[8];
   ag__val gscale = ag__real_val(yhat->dtype, 2.0 * scale / (double)n, gb);
-  char name[48];
-  ag__launch l = ag__nn_launch(fn, rq, yhat->dev, yhat->dtype, "ag_nn_mse", AG__FORM_EW, n, name);
+  ag__launch l = ag__nn_launch(fn, rq, yhat->dev, yhat->dtype, AG_K_NN_MSE, n);
   /* an output not wanted is stood in for by the other, which the kernel does not write there */
-  st = launch_mse(&l, yhat, y, gscale, loss_flags(loss, grad, flags), terms ? terms : grad, grad ? grad : terms);
+  st = AG__LAUNCH(launch_mse, &l, .yhat = yhat, .y = y, .gscale = gscale, .flags = loss_flags(loss, grad, flags),
+                  .terms = terms ? terms : grad, .grad = grad ? grad : terms);
   if (st == AG_OK)
     st = ag__loss_store(fn, rq, terms, scale / (double)n, loss, flags);
   ag_array_free(terms); /* its memory waits for the queue */
@@ -218,10 +212,9 @@ ag_status ag_loss_logitcrossentropy(ag_queue *q, const ag_array *logits, const a
     return st;
   unsigned char gb[8];
   ag__val gscale = ag__real_val(logits->dtype, scale / (double)b, gb);
-  char name[48];
-  ag__launch l = ag__nn_launch(fn, rq, logits->dev, logits->dtype, "ag_nn_lce", AG__FORM_ITEMS, c == 0 ? 0 : b, name);
-  st = launch_lce(&l, logits, y, (uint64_t)c, gscale, loss_flags(loss, grad, flags), terms ? terms : grad,
-                  grad ? grad : terms);
+  ag__launch l = ag__nn_launch(fn, rq, logits->dev, logits->dtype, AG_K_NN_LCE, c == 0 ? 0 : b);
+  st = AG__LAUNCH(launch_lce, &l, .logits = logits, .y = y, .c = (uint64_t)c, .gscale = gscale,
+                  .flags = loss_flags(loss, grad, flags), .terms = terms ? terms : grad, .grad = grad ? grad : terms);
   if (st == AG_OK && c == 0 && terms != NULL) /* rows without classes add nothing */
     st = ag__prefix(ag_fill(rq, terms, 0.0), fn);
   if (st == AG_OK)

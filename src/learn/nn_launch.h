@@ -12,9 +12,8 @@ ag_status ag__nn_check_like(const char *fn, const char *na, const ag_array *a, c
 /* @p act one of ag_activation's values. */
 ag_status ag__nn_check_act(const char *fn, ag_activation act);
 
-/* The launch of the nn family's kernel <base>_<t> over @p n elements (AG__FORM_EW) or items
-   (AG__FORM_ITEMS); its name goes to @p name (48 bytes). */
-ag__launch ag__nn_launch(const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, const char *base, ag__form form,
-                         size_t n, char *name);
+/* The launch of the nn family's kernel @p kernel (its u8 id: AG_K_NN_ACT) for dtype @p t over
+   @p n elements or items. */
+ag__launch ag__nn_launch(const char *fn, ag_queue *q, ag_device *dev, ag_dtype t, ag__kernel_id kernel, size_t n);
 
 #endif

@@ -229,12 +229,9 @@ ag_status ag_optimizer_create(const ag_optim_options *opt, const ag_array *param
 /* @p v rounded to the precision of dtype @p t. */
 static double in_precision(ag_dtype t, double v) { return t == AG_F32 ? (double)(float)v : v; }
 
-/* The launch of optim kernel @p base on @p o's parameters. */
-static ag__launch optim_launch(const char *fn, ag_queue *q, const ag_optimizer *o, const char *base, char *name,
-                               size_t cap) {
-  snprintf(name, cap, "%s_%s", base, ag_dtype_name(o->dtype));
-  return (ag__launch){.fn = fn, .q = q, .dev = o->dev, .family = AG__FAMILY_optim, .variant = (int)o->dtype,
-                      .kernel = name, .form = AG__FORM_EW, .n = o->size};
+/* The launch of optim kernel @p kernel (its u8 id) on @p o's parameters. */
+static ag__launch optim_launch(const char *fn, ag_queue *q, const ag_optimizer *o, ag__kernel_id kernel) {
+  return (ag__launch){.fn = fn, .q = q, .dev = o->dev, .kernel = kernel + o->dtype, .n = o->size};
 }
 
 static ag_status step_torch_sgd(const char *fn, ag_queue *q, ag_optimizer *o, ag_array *x, const ag_array *g) {
@@ -243,21 +240,23 @@ static ag_status step_torch_sgd(const char *fn, ag_queue *q, ag_optimizer *o, ag
   uint64_t flags = (p->maximize ? AG_OPTIM_F_MAXIMIZE : 0) | (p->weight_decay != 0 ? AG_OPTIM_F_DECAY : 0) |
                    (o->steps == 0 ? AG_OPTIM_F_FIRST : 0) | (p->nesterov ? AG_OPTIM_F_NESTEROV : 0);
   unsigned char b_nlr[8], b_wd[8], b_mom[8], b_omd[8];
-  char name[64];
   if (o->s1 == NULL) {
-    ag__launch l = optim_launch(fn, q, o, "ag_optim_sgd", name, sizeof name);
-    return launch_sgd(&l, x, g, ag__real_val(t, -p->lr, b_nlr), ag__real_val(t, p->weight_decay, b_wd), flags);
+    ag__launch l = optim_launch(fn, q, o, AG_K_OPTIM_SGD);
+    return AG__LAUNCH(launch_sgd, &l, .x = x, .g = g, .nlr = ag__real_val(t, -p->lr, b_nlr),
+                      .wd = ag__real_val(t, p->weight_decay, b_wd), .flags = flags);
   }
-  ag__launch l = optim_launch(fn, q, o, "ag_optim_sgd_momentum", name, sizeof name);
-  return launch_sgd_momentum(&l, x, g, o->s1, ag__real_val(t, -p->lr, b_nlr), ag__real_val(t, p->weight_decay, b_wd),
-                             ag__real_val(t, p->momentum, b_mom), ag__real_val(t, 1 - p->dampening, b_omd), flags);
+  ag__launch l = optim_launch(fn, q, o, AG_K_OPTIM_SGD_MOMENTUM);
+  return AG__LAUNCH(launch_sgd_momentum, &l, .x = x, .g = g, .buf = o->s1, .nlr = ag__real_val(t, -p->lr, b_nlr),
+                    .wd = ag__real_val(t, p->weight_decay, b_wd), .mom = ag__real_val(t, p->momentum, b_mom),
+                    .omd = ag__real_val(t, 1 - p->dampening, b_omd), .flags = flags);
 }
 
 static ag_status step_momentum_flux(const char *fn, ag_queue *q, ag_optimizer *o, ag_array *x, const ag_array *g) {
   unsigned char b_eta[8], b_rho[8];
-  char name[64];
-  ag__launch l = optim_launch(fn, q, o, "ag_optim_momentum_flux", name, sizeof name);
-  return launch_momentum_flux(&l, x, g, o->s1, ag__real_val(o->dtype, o->opt.lr, b_eta), ag__real_val(o->dtype, o->opt.momentum, b_rho));
+  ag__launch l = optim_launch(fn, q, o, AG_K_OPTIM_MOMENTUM_FLUX);
+  return AG__LAUNCH(launch_momentum_flux, &l, .x = x, .g = g, .v = o->s1,
+                    .eta = ag__real_val(o->dtype, o->opt.lr, b_eta),
+                    .rho = ag__real_val(o->dtype, o->opt.momentum, b_rho));
 }
 
 /* torch's Adam at step t = steps + 1: step_size = lr / (1 - beta1^t) and
@@ -273,13 +272,15 @@ static ag_status step_adam_torch(const char *fn, ag_queue *q, ag_optimizer *o, a
   ag__val vb1 = ag__real_val(t, p->beta1, b_b1), vomb1 = ag__real_val(t, 1 - p->beta1, b_omb1), vb2 = ag__real_val(t, p->beta2, b_b2),
           vomb2 = ag__real_val(t, 1 - p->beta2, b_omb2), vwd = ag__real_val(t, p->weight_decay, b_wd), vnss = ag__real_val(t, nss, b_nss),
           vbc2s = ag__real_val(t, bc2s, b_bc2s), veps = ag__real_val(t, p->eps, b_eps);
-  char name[64];
   if (p->amsgrad) {
-    ag__launch l = optim_launch(fn, q, o, "ag_optim_adam_amsgrad", name, sizeof name);
-    return launch_adam_amsgrad(&l, x, g, o->s1, o->s2, o->s3, vb1, vomb1, vb2, vomb2, vwd, vnss, vbc2s, veps, flags);
+    ag__launch l = optim_launch(fn, q, o, AG_K_OPTIM_ADAM_AMSGRAD);
+    return AG__LAUNCH(launch_adam_amsgrad, &l, .x = x, .g = g, .m = o->s1, .v = o->s2, .vmax = o->s3, .b1 = vb1,
+                      .omb1 = vomb1, .b2 = vb2, .omb2 = vomb2, .wd = vwd, .nss = vnss, .bc2s = vbc2s, .eps = veps,
+                      .flags = flags);
   }
-  ag__launch l = optim_launch(fn, q, o, "ag_optim_adam", name, sizeof name);
-  return launch_adam(&l, x, g, o->s1, o->s2, vb1, vomb1, vb2, vomb2, vwd, vnss, vbc2s, veps, flags);
+  ag__launch l = optim_launch(fn, q, o, AG_K_OPTIM_ADAM);
+  return AG__LAUNCH(launch_adam, &l, .x = x, .g = g, .m = o->s1, .v = o->s2, .b1 = vb1, .omb1 = vomb1, .b2 = vb2,
+                    .omb2 = vomb2, .wd = vwd, .nss = vnss, .bc2s = vbc2s, .eps = veps, .flags = flags);
 }
 
 /* Optimisers.Adam: its state's beta^t is beta^(steps + 1) at this step, the product of
@@ -290,10 +291,11 @@ static ag_status step_adam_flux(const char *fn, ag_queue *q, ag_optimizer *o, ag
   double b1 = in_precision(t, p->beta1), b2 = in_precision(t, p->beta2);
   double bt1 = in_precision(t, o->bt1 * b1), bt2 = in_precision(t, o->bt2 * b2);
   unsigned char b_eta[8], b_b1[8], b_b2[8], b_c1[8], b_c2[8], b_eps[8];
-  char name[64];
-  ag__launch l = optim_launch(fn, q, o, "ag_optim_adam_flux", name, sizeof name);
-  ag_status st = launch_adam_flux(&l, x, g, o->s1, o->s2, ag__real_val(t, p->lr, b_eta), ag__real_val(t, b1, b_b1), ag__real_val(t, b2, b_b2),
-                                  ag__real_val(t, 1 - bt1, b_c1), ag__real_val(t, 1 - bt2, b_c2), ag__real_val(t, p->eps, b_eps));
+  ag__launch l = optim_launch(fn, q, o, AG_K_OPTIM_ADAM_FLUX);
+  ag_status st = AG__LAUNCH(launch_adam_flux, &l, .x = x, .g = g, .m = o->s1, .v = o->s2,
+                            .eta = ag__real_val(t, p->lr, b_eta), .b1 = ag__real_val(t, b1, b_b1),
+                            .b2 = ag__real_val(t, b2, b_b2), .c1 = ag__real_val(t, 1 - bt1, b_c1),
+                            .c2 = ag__real_val(t, 1 - bt2, b_c2), .eps = ag__real_val(t, p->eps, b_eps));
   if (st == AG_OK)
     o->bt1 = bt1, o->bt2 = bt2;
   return st;

@@ -43,12 +43,10 @@ typedef struct cbpdn {
   ag_array *absx;          /* |X| [K][M][N0][N1], real */
 } cbpdn;
 
-/* The kernel @p base of the csc family for the solver's complex dtype, with its n items. */
-static ag__launch csc_launch(ag_solver *s, const char *base, char *name, size_t cap, size_t n) {
+/* The csc family's kernel @p kernel (its u8 id) for the solver's complex dtype, with its n items. */
+static ag__launch csc_launch(ag_solver *s, ag__kernel_id kernel, size_t n) {
   cbpdn *p = s->impl;
-  snprintf(name, cap, "%s_%s", base, ag_dtype_name(p->ct));
-  return (ag__launch){.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_csc,
-                      .variant = (int)p->ct, .kernel = name, .form = AG__FORM_ITEMS, .n = n};
+  return (ag__launch){.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .kernel = kernel + p->ct, .n = n};
 }
 
 /* rho in the kernels' real type. */
@@ -65,27 +63,29 @@ static ag_status xstep(ag_solver *s) {
   cbpdn *p = s->impl;
   ag__admm *a = ag__admm_of(s);
   ag_status st;
-  char name[48];
   uint64_t c = p->c, m = p->m, f = p->n0 * p->nh;
   ag__launch l;
   real_val rv;
   if (a->rho != p->rho_e) {
-    l = csc_launch(s, "ag_csc_gram", name, sizeof name, f);
-    if ((st = launch_gram(&l, p->df, c, m, f, real_of(s, &rv, a->rho), p->h, p->e)) != AG_OK)
+    l = csc_launch(s, AG_K_CSC_GRAM, f);
+    if ((st = AG__LAUNCH(launch_gram, &l, .df = p->df, .c = c, .m = m, .f = f, .rho = real_of(s, &rv, a->rho),
+                         .h = p->h, .e = p->e)) != AG_OK)
       return st;
     p->rho_e = a->rho;
   }
-  l = csc_launch(s, "ag_csc_xstep", name, sizeof name, p->k * f);
+  l = csc_launch(s, AG_K_CSC_XSTEP, p->k * f);
   if ((st = ag_sub(s->q, a->y, a->u, a->work)) != AG_OK || (st = ag_rfft(s->q, a->work, 2, AG_FFT_BACKWARD, p->zf)) != AG_OK ||
-      (st = launch_xstep(&l, p->df, p->e, p->sf, p->zf, c, m, f, p->xf)) != AG_OK ||
+      (st = AG__LAUNCH(launch_xstep, &l, .df = p->df, .e = p->e, .sf = p->sf, .zf = p->zf, .c = c, .m = m, .f = f,
+                       .xf = p->xf)) != AG_OK ||
       (st = ag_irfft(s->q, p->xf, 2, AG_FFT_BACKWARD, s->x)) != AG_OK)
     return st;
   if (!a->opt.lin_solve_check)
     return AG_OK;
   /* sporco's rrs(D^H D Xf + rho Xf, b) = ||residual|| / ||b||, over the half spectra */
-  l = csc_launch(s, "ag_csc_check", name, sizeof name, p->k * f);
+  l = csc_launch(s, AG_K_CSC_CHECK, p->k * f);
   double nrm[2];
-  if ((st = launch_check(&l, p->df, p->sf, p->zf, p->xf, c, m, f, real_of(s, &rv, a->rho), p->bf, p->rf)) != AG_OK ||
+  if ((st = AG__LAUNCH(launch_check, &l, .df = p->df, .sf = p->sf, .zf = p->zf, .xf = p->xf, .c = c, .m = m, .f = f,
+                       .rho = real_of(s, &rv, a->rho), .bf = p->bf, .rf = p->rf)) != AG_OK ||
       (st = ag__solver_norms(s, 2, (const ag_array *[]){p->rf, p->bf}, nrm)) != AG_OK)
     return st;
   a->xrrs = nrm[0] / nrm[1];
@@ -103,11 +103,11 @@ static ag_status objective(ag_solver *s, ag_iter_stats *is) {
       return st;
     fv = p->zf;
   }
-  char name[48];
   uint64_t c = p->c, m = p->m, f = p->n0 * p->nh, nh = p->nh, n1 = p->n1;
-  ag__launch l = csc_launch(s, "ag_csc_resid", name, sizeof name, p->k * c * f);
+  ag__launch l = csc_launch(s, AG_K_CSC_RESID, p->k * c * f);
   double en, l1;
-  if ((st = launch_resid(&l, p->df, p->sf, fv, c, m, f, nh, n1, p->ef)) != AG_OK ||
+  if ((st = AG__LAUNCH(launch_resid, &l, .df = p->df, .sf = p->sf, .xf = fv, .c = c, .m = m, .f = f, .nh = nh, .n1 = n1,
+                       .ef = p->ef)) != AG_OK ||
       (st = ag__solver_norms(s, 1, (const ag_array *[]){p->ef}, &en)) != AG_OK ||
       (st = ag__solver_l1(s, a->opt.g_eval_y ? a->y : s->x, p->absx, &l1)) != AG_OK)
     return st;

@@ -74,9 +74,7 @@ static ag_status solve(const char *fn, int vdims, ag_queue *q, const ag_array *a
   double rd = rho;
   float rf = (float)rho;
   ag__val rv = ah->dtype == AG_C128 ? (ag__val){&rd, 8} : (ag__val){&rf, 4};
-  char name[48];
-  ag__launch l = {.fn = fn, .q = q, .dev = ah->dev, .family = AG__FAMILY_csc, .variant = (int)ah->dtype,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = g * f};
+  ag__launch l = {.fn = fn, .q = q, .dev = ah->dev, .kernel = AG_K_CSC_GRAM + ah->dtype, .n = g * f};
   /* x overlapping b: the solve reads all of b before it writes x, from a copy */
   if (ag__arrays_overlap(x, b) && ((st = ag_array_create(b->dev, b->dtype, b->ndim, b->shape, &bc)) != AG_OK ||
                         (st = ag_copy(q, b, bc)) != AG_OK))
@@ -88,12 +86,12 @@ static ag_status solve(const char *fn, int vdims, ag_queue *q, const ag_array *a
     goto prefixed;
   /* the launches' messages name fn themselves */
   uint64_t cu = c, mu = m, fu = f, dk = per_k ? c * m * f : 0;
-  snprintf(name, sizeof name, "ag_csc_gram_%s", ag_dtype_name(ah->dtype));
-  if ((st = launch_gram(&l, ah, cu, mu, fu, rv, h, e)) != AG_OK)
+  if ((st = AG__LAUNCH(launch_gram, &l, .df = ah, .c = cu, .m = mu, .f = fu, .rho = rv, .h = h, .e = e)) != AG_OK)
     goto done;
-  snprintf(name, sizeof name, "ag_csc_solve_%s", ag_dtype_name(ah->dtype));
+  l.kernel = AG_K_CSC_SOLVE + ah->dtype;
   l.n = k * f;
-  st = launch_solve(&l, ah, e, bsrc, cu, mu, fu, dk, rv, x);
+  st = AG__LAUNCH(launch_solve, &l, .df = ah, .e = e, .b = bsrc, .c = cu, .m = mu, .f = fu, .dk = dk, .rho = rv,
+                  .x = x);
   goto done;
 prefixed:
   st = ag__prefix(st, fn);

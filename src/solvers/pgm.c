@@ -137,11 +137,9 @@ ag_status ag__pgm_init(ag_solver *s, const char *fn, ag_queue *q, ag_device *dev
 /* sum re(conj(a) b) into the device scalar @p out. */
 static ag_status redot(ag_solver *s, const ag_array *a, const ag_array *b, ag_array *out) {
   ag__pgm *p = ag__pgm_of(s);
-  char name[48];
-  snprintf(name, sizeof name, "ag_pgm_redot_%s", ag_dtype_name(a->dtype));
-  ag__launch l = {.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_pgm,
-                  .variant = (int)a->dtype, .kernel = name, .form = AG__FORM_ITEMS, .n = a->size};
-  ag_status st = launch_redot(&l, a, b, p->re);
+  ag__launch l = {.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .kernel = AG_K_PGM_REDOT + a->dtype,
+                  .n = a->size};
+  ag_status st = AG__LAUNCH(launch_redot, &l, .a = a, .b = b, .out = p->re);
   return st != AG_OK ? st : ag_sum(s->q, p->re, AG_AXIS_ALL, out);
 }
 

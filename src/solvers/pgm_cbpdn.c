@@ -29,18 +29,16 @@ typedef struct pgm_cbpdn {
   ag_array *absx;                 /* |X| [K][M][N0][N1] */
 } pgm_cbpdn;
 
-/* The pgm family's kernel @p base for dtype @p t, over @p n items. */
-static ag__launch pgm_launch(ag_solver *s, const char *base, ag_dtype t, char *name, size_t cap, size_t n) {
-  snprintf(name, cap, "%s_%s", base, ag_dtype_name(t));
-  return (ag__launch){.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_pgm,
-                      .variant = (int)t, .kernel = name, .form = AG__FORM_ITEMS, .n = n};
+/* The pgm family's kernel @p kernel (its u8 id) for dtype @p t, over @p n items. */
+static ag__launch pgm_launch(ag_solver *s, ag__kernel_id kernel, ag_dtype t, size_t n) {
+  return (ag__launch){.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .kernel = kernel + t, .n = n};
 }
 
 static ag_status grad(ag_solver *s, const ag_array *vf, ag_array *gf) {
   pgm_cbpdn *p = s->impl;
-  char name[48];
-  ag__launch l = pgm_launch(s, "ag_pgm_grad", p->ct, name, sizeof name, p->k * p->n0 * p->nh);
-  return launch_grad(&l, p->df, p->sf, vf, (uint64_t)p->m, (uint64_t)(p->n0 * p->nh), gf);
+  ag__launch l = pgm_launch(s, AG_K_PGM_GRAD, p->ct, p->k * p->n0 * p->nh);
+  return AG__LAUNCH(launch_grad, &l, .df = p->df, .sf = p->sf, .vf = vf, .m = (uint64_t)p->m,
+                    .f = (uint64_t)(p->n0 * p->nh), .gf = gf);
 }
 
 static ag_status dft(ag_solver *s, const ag_array *x, ag_array *xf) { return ag_rfft(s->q, x, 2, AG_FFT_BACKWARD, xf); }
@@ -62,9 +60,9 @@ static ag_status prox(ag_solver *s, const ag_array *vf, ag_array *xf) {
       return st;
   }
   if (o->no_bndry_cross) {
-    char name[48];
-    ag__launch l = pgm_launch(s, "ag_pgm_nobndry", s->dtype, name, sizeof name, s->x->size);
-    if ((st = launch_nobndry(&l, (uint64_t)p->n0, (uint64_t)p->n1, (uint64_t)p->d0, (uint64_t)p->d1, s->x)) != AG_OK)
+    ag__launch l = pgm_launch(s, AG_K_PGM_NOBNDRY, s->dtype, s->x->size);
+    if ((st = AG__LAUNCH(launch_nobndry, &l, .n0 = (uint64_t)p->n0, .n1 = (uint64_t)p->n1, .d0 = (uint64_t)p->d0,
+                         .d1 = (uint64_t)p->d1, .x = s->x)) != AG_OK)
       return st;
   }
   return dft(s, s->x, xf);
@@ -72,18 +70,18 @@ static ag_status prox(ag_solver *s, const ag_array *vf, ag_array *xf) {
 
 static ag_status fid_norm(ag_solver *s, const ag_array *vf, unsigned flags, ag_array *out) {
   pgm_cbpdn *p = s->impl;
-  char name[48];
-  ag__launch l = pgm_launch(s, "ag_pgm_resid", p->ct, name, sizeof name, p->k * p->n0 * p->nh);
-  ag_status st = launch_resid(&l, p->df, p->sf, vf, (uint64_t)p->m, (uint64_t)(p->n0 * p->nh), (uint64_t)p->nh,
-                              (uint64_t)p->n1, (uint64_t)flags, p->ef);
+  ag__launch l = pgm_launch(s, AG_K_PGM_RESID, p->ct, p->k * p->n0 * p->nh);
+  ag_status st = AG__LAUNCH(launch_resid, &l, .df = p->df, .sf = p->sf, .vf = vf, .m = (uint64_t)p->m,
+                            .f = (uint64_t)(p->n0 * p->nh), .nh = (uint64_t)p->nh, .n1 = (uint64_t)p->n1,
+                            .flags = (uint64_t)flags, .ef = p->ef);
   return st != AG_OK ? st : ag_nrm2(s->q, p->ef, AG_AXIS_ALL, out);
 }
 
 static ag_status diff_norm(ag_solver *s, const ag_array *a, const ag_array *b, ag_array *scratch, ag_array *out) {
   pgm_cbpdn *p = s->impl;
-  char name[48];
-  ag__launch l = pgm_launch(s, "ag_pgm_wdiff", p->ct, name, sizeof name, a->size);
-  ag_status st = launch_wdiff(&l, a, b, (uint64_t)p->nh, (uint64_t)p->n1, scratch);
+  ag__launch l = pgm_launch(s, AG_K_PGM_WDIFF, p->ct, a->size);
+  ag_status st = AG__LAUNCH(launch_wdiff, &l, .a = a, .b = b, .nh = (uint64_t)p->nh, .n1 = (uint64_t)p->n1,
+                            .out = scratch);
   return st != AG_OK ? st : ag_nrm2(s->q, scratch, AG_AXIS_ALL, out);
 }
 
@@ -108,12 +106,12 @@ static ag_status spectra(ag_solver *s, ag_queue *q, const ag_array *D, const ag_
   pgm_cbpdn *p = s->impl;
   size_t n = p->m * p->n0 * p->n1;
   ag_array *dpad = NULL, *s3 = NULL;
-  char name[48];
-  ag__launch l = pgm_launch(s, "ag_pgm_pad", D->dtype, name, sizeof name, n);
+  ag__launch l = pgm_launch(s, AG_K_PGM_PAD, D->dtype, n);
   l.q = q, l.fn = "ag_pgm_cbpdn_create";
   ag_status st;
   if ((st = ag_array_create(D->dev, D->dtype, 3, (size_t[]){p->m, p->n0, p->n1}, &dpad)) == AG_OK &&
-      (st = launch_pad(&l, D, (uint64_t)p->d0, (uint64_t)p->d1, (uint64_t)p->n0, (uint64_t)p->n1, dpad)) == AG_OK &&
+      (st = AG__LAUNCH(launch_pad, &l, .d = D, .d0 = (uint64_t)p->d0, .d1 = (uint64_t)p->d1, .n0 = (uint64_t)p->n0,
+                       .n1 = (uint64_t)p->n1, .out = dpad)) == AG_OK &&
       (st = ag_array_reshape(S, 3, (size_t[]){p->k, p->n0, p->n1}, &s3)) == AG_OK &&
       (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->m, p->n0, p->nh}, &p->df)) == AG_OK &&
       (st = ag_array_create(D->dev, p->ct, 3, (size_t[]){p->k, p->n0, p->nh}, &p->sf)) == AG_OK &&

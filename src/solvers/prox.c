@@ -83,11 +83,6 @@ static lines lines_of(const ag_array *v, int axis) {
   return l;
 }
 
-/* The name of kernel <base>_<dtype>. */
-static void kernel_name(char *out, size_t size, const char *base, ag_dtype t) {
-  snprintf(out, size, "%s_%s", base, ag_dtype_name(t));
-}
-
 /* ---- l1 and l2 -------------------------------------------------------------------------- */
 
 ag_status ag_prox_l1(ag_queue *q, const ag_array *v, double alpha, ag_array *out) {
@@ -117,15 +112,13 @@ static ag_status l2_lines(const char *fn, ag_queue *q, const ag_array *v, bool u
   uint64_t units = ag__dev_info(dev)->compute_units > 0 ? (uint64_t)ag__dev_info(dev)->compute_units : 1;
   unsigned char pl1[8], pa[8];
   ag__val vl1 = ag__real_val(v->dtype, l1, pl1), va = ag__real_val(v->dtype, alpha, pa);
-  char name[64];
   /* One work-item per line, when no loop runs past the device's limit and the lines are short
      or many enough to keep the device busy; otherwise the norms from ag_nrm2 (a reduction
      that cuts long lines among work-items) and an elementwise pass. */
   if ((limit == 0 || ln.len <= limit) && (ln.len <= 1024 || count >= 4 * units)) {
-    kernel_name(name, sizeof name, "ag_prox_l2_lines", v->dtype);
-    ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_prox, .variant = (int)v->dtype,
-                    .kernel = name, .form = AG__FORM_ITEMS, .n = count};
-    return launch_lines(&l, v, ln.len, ln.inner, use_l1 ? 1 : 0, vl1, (uint64_t)mode, va, out);
+    ag__launch l = {.fn = fn, .q = rq, .dev = dev, .kernel = AG_K_PROX_L2_LINES + v->dtype, .n = count};
+    return AG__LAUNCH(launch_lines, &l, .v = v, .len = ln.len, .inner = ln.inner, .use_l1 = use_l1 ? 1 : 0, .l1 = vl1,
+                      .mode = (uint64_t)mode, .alpha = va, .out = out);
   }
   const ag_array *w = v;
   if (use_l1) {
@@ -145,10 +138,9 @@ static ag_status l2_lines(const char *fn, ag_queue *q, const ag_array *v, bool u
     return ag__prefix(st, fn);
   st = ag__prefix(ag_nrm2(rq, w, axis, nrm), fn);
   if (st == AG_OK) {
-    kernel_name(name, sizeof name, "ag_prox_l2_scale", v->dtype);
-    ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_prox, .variant = (int)v->dtype,
-                    .kernel = name, .form = AG__FORM_EW, .n = v->size};
-    st = launch_scale(&l, w, nrm, ln.len, ln.inner, (uint64_t)mode, va, out);
+    ag__launch l = {.fn = fn, .q = rq, .dev = dev, .kernel = AG_K_PROX_L2_SCALE + v->dtype, .n = v->size};
+    st = AG__LAUNCH(launch_scale, &l, .v = w, .nrm = nrm, .len = ln.len, .inner = ln.inner, .mode = (uint64_t)mode,
+                    .alpha = va, .out = out);
   }
   ag_array_free(nrm); /* its memory waits for the queue */
   return st;
@@ -469,7 +461,7 @@ done:
 
 /* ---- finite differences ------------------------------------------------------------------- */
 
-static ag_status grad(const char *fn, const char *base, ag_queue *q, const ag_array *x, int axis, ag_array *out) {
+static ag_status grad(const char *fn, ag__kernel_id kernel, ag_queue *q, const ag_array *x, int axis, ag_array *out) {
   ag_status st;
   if ((st = check_float(fn, "x", x, false)) != AG_OK || (st = check_axis(fn, "x", x, axis, false)) != AG_OK ||
       (st = check_like(fn, "x", x, "out", out)) != AG_OK)
@@ -480,19 +472,16 @@ static ag_status grad(const char *fn, const char *base, ag_queue *q, const ag_ar
   if (x->size == 0)
     return AG_OK;
   lines ln = lines_of(x, axis);
-  char name[64];
-  kernel_name(name, sizeof name, base, x->dtype);
-  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .family = AG__FAMILY_prox, .variant = (int)x->dtype,
-                  .kernel = name, .form = AG__FORM_EW, .n = x->size};
-  return launch_grad(&l, x, ln.len, ln.inner, out);
+  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = kernel + x->dtype, .n = x->size};
+  return AG__LAUNCH(launch_grad, &l, .x = x, .len = ln.len, .inner = ln.inner, .out = out);
 }
 
 ag_status ag_grad(ag_queue *q, const ag_array *x, int axis, ag_array *out) {
-  return grad("ag_grad", "ag_grad", q, x, axis, out);
+  return grad("ag_grad", AG_K_GRAD, q, x, axis, out);
 }
 
 ag_status ag_grad_t(ag_queue *q, const ag_array *x, int axis, ag_array *out) {
-  return grad("ag_grad_t", "ag_grad_t", q, x, axis, out);
+  return grad("ag_grad_t", AG_K_GRAD_T, q, x, axis, out);
 }
 
 /* ---- metrics ------------------------------------------------------------------------------ */
@@ -531,11 +520,9 @@ static ag_status metric_sums_of(const char *fn, ag_queue *q, const ag_array *ref
   ag_array *part = NULL;
   if ((st = ag_array_create(dev, ref->dtype, 1, &nvals, &part)) != AG_OK)
     return ag__prefix(st, fn);
-  char name[64];
-  kernel_name(name, sizeof name, "ag_metric_parts", ref->dtype);
-  ag__launch l = {.fn = fn, .q = rq, .dev = dev, .family = AG__FAMILY_prox, .variant = (int)ref->dtype,
-                  .kernel = name, .form = AG__FORM_ITEMS, .n = parts};
-  st = launch_metric_parts(&l, ref, x, total, steps, interleave ? 1 : steps, interleave ? parts : 1, part);
+  ag__launch l = {.fn = fn, .q = rq, .dev = dev, .kernel = AG_K_METRIC_PARTS + ref->dtype, .n = parts};
+  st = AG__LAUNCH(launch_metric_parts, &l, .ref = ref, .x = x, .total = total, .steps = steps,
+                  .pstep = interleave ? 1 : steps, .jstep = interleave ? parts : 1, .part = part);
   double *vals = st == AG_OK ? malloc(nvals * sizeof *vals) : NULL;
   float *f = st == AG_OK && ref->dtype == AG_F32 ? malloc(nvals * sizeof *f) : NULL;
   if (st == AG_OK && (vals == NULL || (ref->dtype == AG_F32 && f == NULL)))

@@ -75,26 +75,25 @@ static ag_status cnst_at(ag_solver *s, const ag_array *y, ag_array *out) {
    TVL1: all 1). */
 static ag_status sweep(ag_solver *s, double rho, double w2, double *gsrrs) {
   tv *p = s->impl;
-  ag__launch l = {.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .family = AG__FAMILY_tv, .variant = (int)s->dtype,
-                  .form = AG__FORM_ITEMS, .n = ag_array_size(s->x)};
-  char name[32];
-  snprintf(name, sizeof name, "ag_tv_jacobi_%s", ag_dtype_name(s->dtype));
-  l.kernel = name;
+  ag__launch l = {.fn = "ag_solver_iterate", .q = s->q, .dev = s->dev, .kernel = AG_K_TV_JACOBI + s->dtype,
+                  .n = ag_array_size(s->x)};
   bool f64 = s->dtype == AG_F64;
   double rd = rho, wd = w2;
   float rf = (float)rho, wf = (float)w2;
   ag__val vr = {f64 ? (const void *)&rd : (const void *)&rf, f64 ? 8 : 4};
   ag__val vw = {f64 ? (const void *)&wd : (const void *)&wf, f64 ? 8 : 4};
-  ag_status st = launch_jacobi(&l, s->x, p->atyu, p->rhs, p->n[0], p->n[1], p->n[2], p->mask, vr, vw, p->xnext);
+  ag_status st = AG__LAUNCH(launch_jacobi, &l, .x = s->x, .atyu = p->atyu, .s = p->rhs, .n0 = p->n[0], .n1 = p->n[1],
+                            .n2 = p->n[2], .axes = p->mask, .rho = vr, .w2 = vw, .out = p->xnext);
   if (st != AG_OK)
     return st;
   ag_array *t = s->x;
   s->x = p->xnext, p->xnext = t;
   if (gsrrs == NULL)
     return AG_OK;
-  snprintf(name, sizeof name, "ag_tv_laplace_%s", ag_dtype_name(s->dtype));
+  l.kernel = AG_K_TV_LAPLACE + s->dtype;
   double nrm[2];
-  if ((st = launch_laplace(&l, s->x, p->n[0], p->n[1], p->n[2], p->mask, vr, vw, p->tmp)) != AG_OK ||
+  if ((st = AG__LAUNCH(launch_laplace, &l, .x = s->x, .n0 = p->n[0], .n1 = p->n[1], .n2 = p->n[2], .axes = p->mask,
+                       .a = vr, .b = vw, .out = p->tmp)) != AG_OK ||
       (st = ag_axpby(s->q, w2, p->rhs, rho, p->atyu, p->xnext)) != AG_OK ||
       (st = ag_sub(s->q, p->tmp, p->xnext, p->tmp)) != AG_OK ||
       (st = ag__solver_norms(s, 2, (const ag_array *[]){p->tmp, p->xnext}, nrm)) != AG_OK)
