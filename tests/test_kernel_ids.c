@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../backends/host/kernels/kernels.h"
+#include "builtin.h"
 #include "launch.h"
 #define AG_SHAPES_ONLY
 #include "../kernels_shared/elementwise.h"

@@ -126,7 +126,8 @@ def main():
     c = [
         "/* kernel_table.c - each built-in kernel id's name, family, dtype variant, form and",
         "   arguments, made by tools/kernel_ids.py; do not edit. */",
-        "#include \"launch.h\" /* the forms; with it internal.h, builtin.h and the ag_ types */",
+        "#include \"builtin.h\" /* ag__kernel_info, AG__KARG_BUFFER, AG__KERNEL_ARGS_MAX */",
+        "#include \"launch.h\"  /* the forms and the ag_ types */",
         "",
         "#define A(TY) AG__KARG_BUFFER, sizeof(ag_u64)",
         "#define V(TY) sizeof(TY)",

@@ -296,41 +296,6 @@ static ag_status factor(const char *fn, bpdn *p, const double *d, const double *
   return st;
 }
 
-/* @p host (doubles) as an array of dtype t. */
-static ag_status upload(ag_device *dev, ag_dtype t, int ndim, const size_t *shape, const double *host, ag_array **a) {
-  if (t == AG_F64)
-    return ag_array_from_host(dev, t, ndim, shape, host, a);
-  size_t n = 1;
-  for (int i = 0; i < ndim; i++)
-    n *= shape[i];
-  float *f = malloc((n ? n : 1) * sizeof *f);
-  if (f == NULL)
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu values", n);
-  for (size_t i = 0; i < n; i++)
-    f[i] = (float)host[i];
-  ag_status st = ag_array_from_host(dev, t, ndim, shape, f, a);
-  free(f);
-  return st;
-}
-
-/* @p a's values as doubles (a new host array). */
-static ag_status download(const ag_array *a, double **out) {
-  size_t n = ag_array_size(a);
-  *out = malloc((n ? n : 1) * sizeof **out);
-  if (*out == NULL)
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu values", n);
-  if (a->dtype == AG_F64)
-    return ag_array_to_host(a, *out, n * sizeof(double));
-  float *f = malloc((n ? n : 1) * sizeof *f);
-  if (f == NULL)
-    return ag__error(AG_ERR_OUT_OF_MEMORY, "out of host memory for %zu values", n);
-  ag_status st = ag_array_to_host(a, f, n * sizeof *f);
-  for (size_t i = 0; st == AG_OK && i < n; i++)
-    (*out)[i] = f[i];
-  free(f);
-  return st;
-}
-
 static ag_status check_problem(const char *fn, const ag_array *D, const ag_array *S) {
   ag_status st;
   if ((st = ag__check_array(fn, "D", D)) != AG_OK || (st = ag__check_array(fn, "S", S)) != AG_OK ||
@@ -361,19 +326,19 @@ static ag_status make_arrays(ag_solver *s, const double *dh, const double *sh, c
   bpdn *p = s->impl;
   ag_dtype t = s->dtype;
   size_t n = p->n, m = p->m, k = p->k, r = p->r;
-  ag_status st = upload(s->dev, t, 2, (size_t[]){n, m}, dh, &p->d);
+  ag_status st = ag__array_from_doubles(s->dev, t, 2, (size_t[]){n, m}, dh, &p->d);
   if (st != AG_OK)
     return st;
-  st = upload(s->dev, t, 2, (size_t[]){n, k}, sh, &p->s);
+  st = ag__array_from_doubles(s->dev, t, 2, (size_t[]){n, k}, sh, &p->s);
   if (st != AG_OK)
     return st;
-  st = upload(s->dev, t, 2, (size_t[]){m, k}, dtsh, &p->dts);
+  st = ag__array_from_doubles(s->dev, t, 2, (size_t[]){m, k}, dtsh, &p->dts);
   if (st != AG_OK)
     return st;
-  st = upload(s->dev, t, 2, (size_t[]){m, r}, vh, &p->v);
+  st = ag__array_from_doubles(s->dev, t, 2, (size_t[]){m, r}, vh, &p->v);
   if (st != AG_OK)
     return st;
-  st = upload(s->dev, t, 2, (size_t[]){k, r}, eth, &p->et);
+  st = ag__array_from_doubles(s->dev, t, 2, (size_t[]){k, r}, eth, &p->et);
   if (st != AG_OK)
     return st;
   /* the (K, r) arrays: tt, zt, vx and, with sl, ty, tu, rt */
@@ -385,10 +350,10 @@ static ag_status make_arrays(ag_solver *s, const double *dh, const double *sh, c
       return st;
   }
   if (slh != NULL) {
-    st = upload(s->dev, t, 1, &r, slh, &p->sl);
+    st = ag__array_from_doubles(s->dev, t, 1, &r, slh, &p->sl);
     if (st != AG_OK)
       return st;
-    st = upload(s->dev, t, 2, (size_t[]){k, r}, wtsh, &p->wts);
+    st = ag__array_from_doubles(s->dev, t, 2, (size_t[]){k, r}, wtsh, &p->wts);
     if (st != AG_OK)
       return st;
   }
@@ -428,10 +393,10 @@ ag_status ag_bpdn_create(ag_queue *q, const ag_array *D, const ag_array *S, doub
   ag_dtype t = D->dtype;
   size_t n = p->n, m = p->m, k = p->k;
   /* D and S on the host, D^T S and lmbda's default there too (once). */
-  st = download(D, &dh);
+  st = ag__array_to_doubles(D, &dh);
   if (st != AG_OK)
     goto fail;
-  st = download(S, &sh);
+  st = ag__array_to_doubles(S, &sh);
   if (st != AG_OK)
     goto fail;
   dtsh = malloc(m * k * sizeof *dtsh);
