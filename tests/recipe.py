@@ -54,10 +54,10 @@ def check_includes(args):
     them, against the dependencies ninja recorded for the OpenCL table."""
     shared = os.path.join(args.source, "kernels_shared")
     wrapper = os.path.join(args.source, "kernels_cl", "family.cl.in")
-    todo = [wrapper] + [os.path.join(shared, f + ".h") for f in families(args.source)]
+    pending = [wrapper] + [os.path.join(shared, f + ".h") for f in families(args.source)]
     reached = set()
-    while todo:
-        path = todo.pop()
+    while pending:
+        path = pending.pop()
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for name in INCLUDE.findall(text.replace("@FAMILY@", "fill")):
@@ -69,7 +69,7 @@ def check_includes(args):
                 return ["%s includes \"%s\", found neither beside it nor in kernels_shared/" % (path, name)]
             if cand not in reached:
                 reached.add(cand)
-                todo.append(cand)
+                pending.append(cand)
     target = os.path.relpath(args.opencl_table, args.build)
     recorded = set()
     # what build.ninja names (explicit and implicit inputs), then what ninja read from depfiles
