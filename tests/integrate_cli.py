@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+from memory_limit import limited
+
 # Relative tolerances of the f32 engine against pyFAI (which sums in float64 and divides in
 # float32): intensity and sigma, and bin centres (computed in double by both).
 RTOL = 1e-5
@@ -54,16 +56,9 @@ def close(np, got, want, rtol, what):
               (what, got.size, float(np.max(np.abs(got - want) / np.maximum(np.abs(want), atol or 1e-300)))))
 
 
-def run(tool, args, cwd=None, preexec_fn=None):
-    p = subprocess.run([tool] + args, capture_output=True, text=True, cwd=cwd, preexec_fn=preexec_fn)
+def run(tool, args, cwd=None, **limits):
+    p = subprocess.run([tool] + args, capture_output=True, text=True, cwd=cwd, **limits)
     return p.returncode, p.stdout, p.stderr
-
-
-def limit_memory():
-    """In the child: 4 GB of address space, so that a run that allocated what it should have
-    refused fails at once instead of filling the machine."""
-    import resource
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
 
 def devices(info):
@@ -435,13 +430,13 @@ def main(argv):
             print("ok: OUT %r refused: %s" % (out, lines[0]))
 
     # A size whose integrator cannot fit is refused before it is built: at once, naming --npt and
-    # the estimate (under a 4 GB address-space limit, so that a regression fails fast).
+    # the estimate (within 4 GB of memory, tests/memory_limit.py, so that a regression fails fast).
     np.save(os.path.join(work, "big_frame.npy"), np.ones((128, 128), np.float32))
     with open(os.path.join(work, "big.poni"), "w") as f:
         f.write(open(poni).read().replace("[%d, %d]" % (ny, nx), "[128, 128]"))
     start = time.monotonic()
     rc, _, err = run(tool, ["--poni", os.path.join(work, "big.poni"), "--npt", "1000000000",
-                            os.path.join(work, "big_frame.npy"), os.path.join(work, "huge")], preexec_fn=limit_memory)
+                            os.path.join(work, "big_frame.npy"), os.path.join(work, "huge")], **limited(4 << 30))
     took = time.monotonic() - start
     lines = err.strip().splitlines()
     check(rc == 1 and len(lines) == 1 and "--npt 1000000000: " in lines[0] and "need an estimated" in lines[0],

@@ -17,6 +17,8 @@ import struct
 import subprocess
 import sys
 
+from memory_limit import limited
+
 failures = []
 
 
@@ -209,14 +211,11 @@ def main(argv):
 
 def huge_header_from_a_pipe(tool, work):
     """A header claiming 3.6 GB (3 x 2 x 300000002 u2), read from a pipe (no file size to check first), is refused as
-    cut short without allocating what it claims: the reader runs with 1 GiB of address space."""
-    import resource
+    cut short without allocating what it claims: the reader runs within 1 GiB of memory
+    (tests/memory_limit.py)."""
     header = "{'descr': '<u2', 'fortran_order': False, 'shape': (3, 2, 300000002,), }".ljust(117) + "\n"
     data = npy_bytes(header, (1, 0), b"\0" * 12)
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-    p = subprocess.run([tool, "/dev/stdin"], input=data, capture_output=True, preexec_fn=limit)
+    p = subprocess.run([tool, "/dev/stdin"], input=data, capture_output=True, **limited(1 << 30))
     out = p.stdout.decode(errors="replace").strip()
     check(p.returncode == 0 and out.startswith("refused ") and "holds 12 bytes of data, the shape needs 3600000024" in out,
           "a 3.6 GB header from a pipe: exit %d: %s %s" % (p.returncode, out, p.stderr.decode(errors="replace")))
