@@ -162,6 +162,19 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_COSH_f64 cosh
 #define AG_FMAX_f64 fmax
 
+/* 16 bytes moved as one (the layout family's copies of c128 elements). */
+#if AG_DIALECT_CUDA
+typedef ulonglong2 ag_b16;
+#elif AG_DIALECT_OPENCL
+typedef ulong2 ag_b16;
+#else
+typedef struct __attribute__((aligned(16))) ag_b16 {
+  uint64_t lo, hi;
+} ag_b16;
+#endif
+
+#include "nd.h"
+
 #define AG_CAT2_(a, b) a##b
 #define AG_CAT2(a, b) AG_CAT2_(a, b)
 #define AG_CAT3_(a, b, c) a##b##c

@@ -5,6 +5,7 @@
    built-in kernels (src/builtin.h) and by the host's table (backends/host/kernels/table.c).
    docs/kernels.md, "Adding a kernel family", says what else a new family needs. */
 AG_FAMILY(fill, AG_ONCE)
+AG_FAMILY(layout, AG_ONCE)
 AG_FAMILY(elementwise, AG_PER_DTYPE)
 AG_FAMILY(reduce, AG_PER_DTYPE)
 AG_FAMILY(sparse, AG_PER_DTYPE)

@@ -59,6 +59,15 @@
     }                                                                                              \
   }
 
+/* And each element of a strided walk (kernels_shared/nd.h), for a kernel whose list has
+   AG_ND_PARAMS (kernels_shared/nd.h): the body reads i0 .. i3, its operands' offsets. */
+#define AG_EACH_ND(...)                                                                            \
+  AG_ND_GATHER(nd_)                                                                                \
+  for (ag_u64 base_ = AG_GLOBAL_ID * chunk; base_ < n; base_ += AG_GLOBAL_SIZE * chunk) {          \
+    ag_u64 end_ = n - base_ < chunk ? n : base_ + chunk;                                           \
+    AG_ND_RUN(nd_, base_, end_, __VA_ARGS__)                                                       \
+  }
+
 #define AG_ITEMS(K, SHAPE, T1, T2, T3, ...)                                                        \
   AG_KERNEL void K(AG_GPU_PARAMS(SHAPE, T1, T2, T3) ag_u64 n) {                                    \
     AG_GPU_START(SHAPE, T1, T2, T3)                                                                \

@@ -5,6 +5,14 @@
 
 #ifdef AG_SCIENCE_LAYER
 #error "src/array.h is the core's own: a scientific layer includes src/seam/seam.h instead"
+/* Gives @p a (made by ag__array_over, over memory holding every element) the strides
+   @p strides, in elements. */
+void ag__array_set_strides(ag_array *a, const ptrdiff_t *strides);
+
+/* A view of all of @p a (its shape and strides), for one that must outlive the caller's
+   handle (a DLPack export). */
+ag_status ag__array_alias(const char *fn, const ag_array *a, ag_array **view);
+
 #endif
 
 #include "internal.h"
@@ -21,5 +29,13 @@ typedef struct ag__storage {
    Errors name @p fn. */
 ag_status ag__array_over(const char *fn, ag_buffer *buf, size_t offset, ag_dtype t, int ndim, const size_t *shape,
                          ag_array **out);
+
+/* Gives @p a (made by ag__array_over, over memory holding every element) the strides
+   @p strides, in elements. */
+void ag__array_set_strides(ag_array *a, const ptrdiff_t *strides);
+
+/* A view of all of @p a (its shape and strides), for one that must outlive the caller's
+   handle (a DLPack export). */
+ag_status ag__array_alias(const char *fn, const ag_array *a, ag_array **view);
 
 #endif

@@ -29,6 +29,7 @@ typedef struct ag__kernel_info {
   int form;           /* ag__form (src/launch.h) */
   unsigned nargs;     /* its arguments: an array is two (buffer, offset), then n (and chunk) */
   const size_t *args; /* each argument's size in bytes, AG__KARG_BUFFER for a buffer */
+  uint64_t writes;    /* bit k: parameter k of its list is an array it may write (not const) */
 } ag__kernel_info;
 
 extern const ag__kernel_info ag__kernels[AG__KERNEL_COUNT];

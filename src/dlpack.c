@@ -48,6 +48,7 @@ typedef struct exported {
   DLManagedTensor t;
   ag_array *view; /* keeps the memory alive */
   int64_t shape[AG_MAX_DIMS];
+  int64_t strides[AG_MAX_DIMS];
 } exported;
 
 static void export_deleter(DLManagedTensor *self) {
@@ -67,13 +68,15 @@ ag_status ag_array_to_dlpack(const ag_array *a, DLManagedTensor **out) {
   exported *e = calloc(1, sizeof *e);
   if (e == NULL)
     return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
-  ag_status st = ag_array_reshape(a, a->ndim, a->shape, &e->view);
+  ag_status st = ag__array_alias(fn, a, &e->view);
   if (st != AG_OK) {
     free(e);
-    return ag__prefix(st, fn);
+    return st;
   }
-  for (int d = 0; d < a->ndim; d++)
+  for (int d = 0; d < a->ndim; d++) {
     e->shape[d] = (int64_t)a->shape[d];
+    e->strides[d] = (int64_t)a->strides[d];
+  }
   /* The buffer's handle is the native one (backend.h, ag__bmem): a host pointer, a
      CUdeviceptr or a cl_mem. */
   e->t.dl_tensor = (DLTensor){
@@ -82,7 +85,7 @@ ag_status ag_array_to_dlpack(const ag_array *a, DLManagedTensor **out) {
       .ndim = a->ndim,
       .dtype = {.code = dl_types[a->dtype].code, .bits = dl_types[a->dtype].bits, .lanes = 1},
       .shape = e->shape,
-      .strides = NULL,
+      .strides = a->contiguous ? NULL : e->strides, /* NULL: compact row-major */
       .byte_offset = a->store != NULL ? (uint64_t)(a->offset * ag_dtype_size(a->dtype)) : 0,
   };
   e->t.manager_ctx = e;
@@ -108,9 +111,10 @@ static ag_status import_dtype(const char *fn, DLDataType dt, ag_dtype *out) {
                    "dtype for", fn, code_name(dt.code), dt.bits, dt.code, dt.bits);
 }
 
-/* The shape (a 0-d tensor is one element: anygpu has no 0-d arrays), its element count, and
-   the strides, which must be those of a compact row-major layout where they matter. */
-static ag_status import_shape(const char *fn, const DLTensor *dl, int *ndim, size_t *shape, size_t *count) {
+/* The shape, the element count, and the strides in elements (row-major when the tensor has
+   none), which must be 0 or more, and the highest element's offset (*reach) from the first. */
+static ag_status import_shape(const char *fn, const DLTensor *dl, int *ndim, size_t *shape, ptrdiff_t *strides,
+                              size_t *count, size_t *reach) {
   if (dl->ndim < 0)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: t->dl_tensor.ndim is %d", fn, dl->ndim);
   if (dl->ndim > AG_MAX_DIMS)
@@ -118,47 +122,38 @@ static ag_status import_shape(const char *fn, const DLTensor *dl, int *ndim, siz
                      fn, dl->ndim, AG_MAX_DIMS);
   if (dl->ndim > 0 && dl->shape == NULL)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: t->dl_tensor.shape is NULL", fn);
-  *ndim = dl->ndim > 0 ? dl->ndim : 1;
-  shape[0] = 1;
+  *ndim = dl->ndim;
   size_t n = 1;
   bool empty = false;
   for (int d = 0; d < dl->ndim; d++) {
-    if (dl->shape[d] < 0 || (uint64_t)dl->shape[d] > SIZE_MAX)
+    if (dl->shape[d] < 0 || (uint64_t)dl->shape[d] > PTRDIFF_MAX)
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: t->dl_tensor.shape[%d] is %" PRId64, fn, d, dl->shape[d]);
     shape[d] = (size_t)dl->shape[d];
     if (shape[d] == 0)
       empty = true;
-    else if (n > SIZE_MAX / shape[d])
+    else if (n > PTRDIFF_MAX / shape[d])
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: t->dl_tensor.shape[%d] = %zu makes the element count overflow",
                        fn, d, shape[d]);
     else
       n *= shape[d];
   }
   *count = empty ? 0 : n;
-  if (dl->strides == NULL)
-    return AG_OK;
-  int64_t want = 1;
-  bool compact = true;
+  *reach = 0;
+  int64_t step = 1;
   for (int d = dl->ndim - 1; d >= 0; d--) {
-    compact &= shape[d] == 1 || dl->strides[d] == want;
-    want *= (int64_t)shape[d];
+    int64_t s = dl->strides != NULL ? dl->strides[d] : step;
+    step *= shape[d] ? (int64_t)shape[d] : 1;
+    if (s < 0)
+      return ag__error(AG_ERR_UNSUPPORTED, "%s: t->dl_tensor.strides[%d] is %" PRId64 ": anygpu imports strides of 0 "
+                       "or more (the memory a tensor borrows starts at its first element)", fn, d, s);
+    if (!empty && shape[d] > 1 && (uint64_t)s > (PTRDIFF_MAX - *reach) / (shape[d] - 1))
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: t->dl_tensor.strides[%d] = %" PRId64 " reaches past the memory "
+                       "an offset can address", fn, d, s);
+    strides[d] = (ptrdiff_t)s;
+    if (!empty)
+      *reach += (size_t)s * (shape[d] - 1);
   }
-  if (compact || empty)
-    return AG_OK;
-  char got[160], row[160];
-  size_t ng = (size_t)snprintf(got, sizeof got, "{"), nr = (size_t)snprintf(row, sizeof row, "{");
-  want = 1;
-  int64_t rows[AG_MAX_DIMS];
-  for (int d = dl->ndim - 1; d >= 0; d--) {
-    rows[d] = want;
-    want *= (int64_t)shape[d];
-  }
-  for (int d = 0; d < dl->ndim; d++) {
-    ng += (size_t)snprintf(got + ng, sizeof got - ng, "%s%" PRId64, d ? ", " : "", dl->strides[d]);
-    nr += (size_t)snprintf(row + nr, sizeof row - nr, "%s%" PRId64, d ? ", " : "", rows[d]);
-  }
-  return ag__error(AG_ERR_UNSUPPORTED, "%s: t->dl_tensor.strides are %s}, not compact row-major (%s}): anygpu's "
-                   "arrays are dense and row-major", fn, got, row);
+  return AG_OK;
 }
 
 /* The anygpu device a DLDevice names: kDLCPU and kDLCUDAHost the host (whatever the id), the
@@ -183,10 +178,16 @@ static ag_status import_device(const char *fn, DLDevice d, ag_device **out) {
 
 /* The tensor @p t is ag_array_to_dlpack's and still describes its view: the import is then a
    view of that view, over the same buffer. */
-static bool is_own_view(const DLManagedTensor *t, ag_device *dev, ag_dtype dtype, size_t count) {
+static bool is_own_view(const DLManagedTensor *t, ag_device *dev, ag_dtype dtype, size_t count, int ndim,
+                        const size_t *shape, const ptrdiff_t *strides) {
   if (t->deleter != export_deleter)
     return false;
   const ag_array *v = ((const exported *)t->manager_ctx)->view;
+  if (v->ndim != ndim)
+    return false;
+  for (int d = 0; d < ndim; d++)
+    if (v->shape[d] != shape[d] || (shape[d] > 1 && v->strides[d] != strides[d]))
+      return false;
   size_t offset = v->store != NULL ? v->offset * ag_dtype_size(v->dtype) : 0;
   void *data = v->store != NULL ? (void *)v->store->buf->mem : NULL;
   return v->dev == dev && v->dtype == dtype && v->size == count && t->dl_tensor.byte_offset == offset &&
@@ -209,13 +210,17 @@ ag_status ag_array_from_dlpack(DLManagedTensor *t, ag_array **out) {
     return ag__prefix(st, fn);
   const DLTensor *dl = &t->dl_tensor;
   ag_dtype dtype = AG_U8;
-  int ndim = 1;
-  size_t shape[AG_MAX_DIMS], count = 0;
+  int ndim = 0;
+  size_t shape[AG_MAX_DIMS], count = 0, reach = 0;
+  ptrdiff_t strides[AG_MAX_DIMS];
   ag_device *dev = NULL;
-  if ((st = import_dtype(fn, dl->dtype, &dtype)) != AG_OK || (st = import_shape(fn, dl, &ndim, shape, &count)) != AG_OK ||
-      (st = import_device(fn, dl->device, &dev)) != AG_OK)
+  if ((st = import_dtype(fn, dl->dtype, &dtype)) != AG_OK)
     return st;
-  size_t es = ag_dtype_size(dtype), bytes = count * es;
+  if ((st = import_shape(fn, dl, &ndim, shape, strides, &count, &reach)) != AG_OK)
+    return st;
+  if ((st = import_device(fn, dl->device, &dev)) != AG_OK)
+    return st;
+  size_t es = ag_dtype_size(dtype), bytes = count > 0 ? (reach + 1) * es : 0;
   if (dl->byte_offset % es != 0)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: t->dl_tensor.byte_offset %" PRIu64 " is not a multiple of the %zu bytes "
                      "of a %s element", fn, dl->byte_offset, es, ag_dtype_name(dtype));
@@ -223,10 +228,10 @@ ag_status ag_array_from_dlpack(DLManagedTensor *t, ag_array **out) {
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: t->dl_tensor.byte_offset %" PRIu64 " + %zu bytes overflows", fn,
                      dl->byte_offset, bytes);
 
-  if (count > 0 && is_own_view(t, dev, dtype, count)) {
-    st = ag_array_reshape(((exported *)t->manager_ctx)->view, ndim, shape, out);
+  if (count > 0 && is_own_view(t, dev, dtype, count, ndim, shape, strides)) {
+    st = ag__array_alias(fn, ((exported *)t->manager_ctx)->view, out);
     if (st != AG_OK)
-      return ag__prefix(st, fn);
+      return st;
     export_deleter(t); /* the new view holds the memory now */
     return AG_OK;
   }
@@ -250,8 +255,10 @@ ag_status ag_array_from_dlpack(DLManagedTensor *t, ag_array **out) {
     return ag__prefix(st, fn);
   if ((st = ag__array_over(fn, buf, (size_t)dl->byte_offset / es, dtype, ndim, shape, out)) != AG_OK) {
     free(buf); /* unused yet, and the tensor stays the caller's */
+    return st;
   }
-  return st;
+  ag__array_set_strides(*out, strides);
+  return AG_OK;
 }
 
 #else

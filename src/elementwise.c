@@ -92,7 +92,7 @@ static const struct {
 static ag_status check_pair(const char *fn, const char *xn, const ag_array *x, const ag_array *out,
                             ag_dtype out_dtype) {
   ag_status st;
-  if ((st = ag__check_array(fn, xn, x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+  if ((st = ag__check_operand(fn, xn, x)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, xn, x, "out", out)) != AG_OK)
     return st;
   if (out->dtype != out_dtype)
@@ -114,7 +114,7 @@ ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out
   if ((unsigned)op >= sizeof unary_ops / sizeof unary_ops[0])
     return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_unary: op is %d, not an ag_unary_op", (int)op);
   const char *fn = unary_ops[op].fn;
-  ag_status st = ag__check_array(fn, "x", x);
+  ag_status st = ag__check_operand(fn, "x", x);
   if (st != AG_OK || (st = check_dtype(fn, "x", x, unary_ops[op].dtypes)) != AG_OK)
     return st;
   ag_dtype out_dtype = unary_ops[op].complex_to_real ? ag__dtype_real(x->dtype) : x->dtype;
@@ -139,7 +139,7 @@ ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out) { return ag_una
 
 /* ---- two inputs ---- */
 
-/* How the operands meet (broadcast_form): equal shapes, b repeated over a's leading axes, a over
+/* How the operands meet (broadcast_operands): equal shapes, b repeated over a's leading axes, a over
    b's, or one of them a scalar (after x, before x). */
 enum { SAME, BB, BA, S, RS };
 
@@ -169,25 +169,66 @@ static bool trailing(const ag_array *small, const ag_array *big) {
   return true;
 }
 
-/* The kernel form for a's and b's shapes: SAME when they are equal, BB when b's is the trailing
-   part of a's (b repeated over a's leading axes), BA for the reverse; out must have the
-   larger shape. */
-static ag_status broadcast_form(const char *fn, const ag_array *a, const ag_array *b, const ag_array *out,
-                                int *form) {
+/* Whether a's and b's shapes broadcast together (numpy's rule: trailing axes aligned, each
+   pair equal or one of them 1) into @p out's shape. */
+static bool broadcasts_to(const ag_array *a, const ag_array *b, const ag_array *out) {
+  int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+  if (out->ndim != nd)
+    return false;
+  for (int d = 0; d < nd; d++) {
+    int da = d - (nd - a->ndim), db = d - (nd - b->ndim);
+    size_t la = da >= 0 ? a->shape[da] : 1, lb = db >= 0 ? b->shape[db] : 1;
+    if (la != lb && la != 1 && lb != 1)
+      return false;
+    if (out->shape[d] != (la == 1 ? lb : la))
+      return false;
+  }
+  return true;
+}
+
+/* The operands of a binary operation into @p out, broadcast as numpy does. The kernel form
+   for a's and b's shapes: SAME when they are equal, BB when b's is the trailing part of a's (b
+   repeated over a's leading axes, without a copy), BA for the reverse. Any other pair of
+   shapes that broadcasts into out's is taken as SAME over broadcast views (zero strides),
+   *va and *vb, which the caller frees, and which the launch hands the kernel as contiguous
+   stand-ins. */
+static ag_status broadcast_operands(const char *fn, const ag_array **a, const ag_array **b, const ag_array *out,
+                                    int *form, ag_array **va, ag_array **vb) {
   *form = SAME;
-  const ag_array *big = a;
-  if (ag__check_same_shape(fn, "a", a, "b", b) != AG_OK) {
-    if (trailing(b, a)) {
+  *va = *vb = NULL;
+  const ag_array *big = *a;
+  if (ag__check_same_shape(fn, "a", *a, "b", *b) != AG_OK) {
+    if (trailing(*b, *a) && (*a)->ndim == out->ndim) {
       *form = BB;
-    } else if (trailing(a, b)) {
+    } else if (trailing(*a, *b) && (*b)->ndim == out->ndim) {
       *form = BA;
-      big = b;
+      big = *b;
+    } else if (broadcasts_to(*a, *b, out)) {
+      ag_status st = ag__check_same_shape(fn, "a", *a, "out", out) == AG_OK
+                         ? AG_OK
+                         : ag_array_broadcast_to(*a, out->ndim, out->shape, va);
+      if (st == AG_OK && ag__check_same_shape(fn, "b", *b, "out", out) != AG_OK)
+        st = ag_array_broadcast_to(*b, out->ndim, out->shape, vb);
+      if (st != AG_OK) {
+        ag_array_free(*va);
+        *va = NULL;
+        return ag__prefix(st, fn);
+      }
+      if (*va != NULL)
+        *a = *va;
+      if (*vb != NULL)
+        *b = *vb;
+      return AG_OK;
     } else {
-      return ag__error(AG_ERR_MISMATCH, "%s, and neither is the trailing part of the other's shape",
-                       ag_last_error());
+      char sa[128], sb[128], so[128];
+      ag__shape_text((*a)->ndim, (*a)->shape, sa, sizeof sa);
+      ag__shape_text((*b)->ndim, (*b)->shape, sb, sizeof sb);
+      ag__shape_text(out->ndim, out->shape, so, sizeof so);
+      return ag__error(AG_ERR_MISMATCH, "%s: a has shape %s but b has shape %s, which do not broadcast together into "
+                       "out's shape %s", fn, sa, sb, so);
     }
   }
-  return ag__check_same_shape(fn, big == a ? "a" : "b", big, "out", out);
+  return ag__check_same_shape(fn, big == *a ? "a" : "b", big, "out", out);
 }
 
 ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_array *b, ag_array *out) {
@@ -195,28 +236,33 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
     return ag__error(AG_ERR_INVALID_ARGUMENT, "ag_binary: op is %d, not an ag_binary_op", (int)op);
   const char *fn = binary_ops[op].fn;
   ag_status st;
-  if ((st = ag__check_array(fn, "a", a)) != AG_OK || (st = ag__check_array(fn, "b", b)) != AG_OK ||
-      (st = ag__check_array(fn, "out", out)) != AG_OK ||
+  if ((st = ag__check_operand(fn, "a", a)) != AG_OK || (st = ag__check_operand(fn, "b", b)) != AG_OK ||
+      (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
       (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "a", a, "b", b)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
       (st = check_dtype(fn, "a", a, binary_ops[op].dtypes)) != AG_OK)
     return st;
-  /* Equal shapes, or one operand repeated over the other's leading axes. */
+  /* Equal shapes, one operand repeated over the other's leading axes, or broadcast views. */
   int form;
-  if ((st = broadcast_form(fn, a, b, out, &form)) != AG_OK || out->size == 0)
+  ag_array *va, *vb;
+  if ((st = broadcast_operands(fn, &a, &b, out, &form, &va, &vb)) != AG_OK)
     return st;
   ag__launch l = ew(fn, q, a, binary_ops[op].kernel[form], out->size);
   if (form == SAME)
-    return AG__LAUNCH(launch_binary, &l, .a = a, .b = b, .out = out);
-  return AG__LAUNCH(launch_binary_repeat, &l, .a = a, .b = b, .m = form == BB ? b->size : a->size, .out = out);
+    st = AG__LAUNCH(launch_binary, &l, .a = a, .b = b, .out = out);
+  else
+    st = AG__LAUNCH(launch_binary_repeat, &l, .a = a, .b = b, .m = form == BB ? b->size : a->size, .out = out);
+  ag_array_free(va);
+  ag_array_free(vb);
+  return st;
 }
 
 /* x op s (s op x when scalar_first), reported as function @p fn. */
 static ag_status binary_scalar(const char *fn, ag_queue *q, ag_binary_op op, const ag_array *x, double re,
                                double im, bool scalar_first, ag_array *out) {
-  ag_status st = ag__check_array(fn, "x", x);
+  ag_status st = ag__check_operand(fn, "x", x);
   if (st != AG_OK || (st = check_dtype(fn, "x", x, binary_ops[op].dtypes)) != AG_OK ||
       (st = check_pair(fn, "x", x, out, x->dtype)) != AG_OK)
     return st;
@@ -304,7 +350,7 @@ static size_t real_param(ag_dtype t, double v, unsigned char out[8]) {
 ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta, const ag_array *y, ag_array *out) {
   static const char fn[] = "ag_axpby";
   ag_status st;
-  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "y", y)) != AG_OK ||
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = ag__check_operand(fn, "y", y)) != AG_OK ||
       (st = check_dtype(fn, "x", x, FLOATS | CPLX)) != AG_OK ||
       (st = ag__check_same_device(fn, "x", x, "y", y)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "x", x, "y", y)) != AG_OK ||
@@ -322,7 +368,7 @@ ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double beta, co
 ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_array *out) {
   static const char fn[] = "ag_soft_threshold";
   ag_status st;
-  if ((st = ag__check_array(fn, "v", v)) != AG_OK || (st = check_dtype(fn, "v", v, FLOATS | CPLX)) != AG_OK)
+  if ((st = ag__check_operand(fn, "v", v)) != AG_OK || (st = check_dtype(fn, "v", v, FLOATS | CPLX)) != AG_OK)
     return st;
   if (!(alpha >= 0))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: alpha is %g; it must be 0 or more", fn, alpha);
@@ -337,7 +383,7 @@ ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha, ag_arr
 ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out) {
   static const char fn[] = "ag_clamp";
   ag_status st;
-  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = check_dtype(fn, "x", x, REALS)) != AG_OK)
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = check_dtype(fn, "x", x, REALS)) != AG_OK)
     return st;
   if (!(lo <= hi))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: lo = %g and hi = %g: lo must not exceed hi", fn, lo, hi);
@@ -361,11 +407,29 @@ ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_arra
   return AG__LAUNCH(launch_clamp, &launch, .x = x, .lo = {l, es}, .hi = {h, es}, .out = out);
 }
 
+/* @p x (argument @p name of @p fn), or when its shape is not out's, a view of it broadcast to
+   out's shape in *view (which the caller frees). */
+static ag_status broadcast_to_out(const char *fn, const char *name, const ag_array **x, const ag_array *out,
+                                  ag_array **view) {
+  *view = NULL;
+  if (ag__check_same_shape(fn, name, *x, "out", out) == AG_OK)
+    return AG_OK;
+  if (ag_array_broadcast_to(*x, out->ndim, out->shape, view) != AG_OK) {
+    char sx[128], so[128];
+    ag__shape_text((*x)->ndim, (*x)->shape, sx, sizeof sx);
+    ag__shape_text(out->ndim, out->shape, so, sizeof so);
+    return ag__error(AG_ERR_MISMATCH, "%s: %s has shape %s, which does not broadcast to out's shape %s", fn, name, sx,
+                     so);
+  }
+  *x = *view;
+  return AG_OK;
+}
+
 ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const ag_array *b, ag_array *out) {
   static const char fn[] = "ag_where";
   ag_status st;
-  if ((st = ag__check_array(fn, "cond", cond)) != AG_OK || (st = ag__check_array(fn, "a", a)) != AG_OK ||
-      (st = ag__check_array(fn, "b", b)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK)
+  if ((st = ag__check_operand(fn, "cond", cond)) != AG_OK || (st = ag__check_operand(fn, "a", a)) != AG_OK ||
+      (st = ag__check_operand(fn, "b", b)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK)
     return st;
   if (cond->dtype != AG_U8)
     return ag__error(AG_ERR_MISMATCH, "%s: cond is %s; it must be u8", fn, ag_dtype_name(cond->dtype));
@@ -374,13 +438,26 @@ ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const a
       (st = ag__check_same_device(fn, "b", b, "out", out)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "b", b, "out", out)) != AG_OK ||
-      (st = ag__check_same_shape(fn, "cond", cond, "out", out)) != AG_OK ||
-      (st = ag__check_same_shape(fn, "a", a, "out", out)) != AG_OK ||
-      (st = ag__check_same_shape(fn, "b", b, "out", out)) != AG_OK ||
-      (st = ag__check_fp64(fn, out->dev, out->dtype)) != AG_OK || out->size == 0)
+      (st = ag__check_fp64(fn, out->dev, out->dtype)) != AG_OK)
     return st;
+  /* Each operand broadcast to out's shape, as numpy.where does. */
+  ag_array *vc = NULL, *va = NULL, *vb = NULL;
+  st = broadcast_to_out(fn, "cond", &cond, out, &vc);
+  if (st != AG_OK)
+    goto done;
+  st = broadcast_to_out(fn, "a", &a, out, &va);
+  if (st != AG_OK)
+    goto done;
+  st = broadcast_to_out(fn, "b", &b, out, &vb);
+  if (st != AG_OK)
+    goto done;
   ag__launch l = ew(fn, q, out, AG_K_WHERE, out->size);
-  return AG__LAUNCH(launch_where, &l, .c = cond, .a = a, .b = b, .out = out);
+  st = AG__LAUNCH(launch_where, &l, .c = cond, .a = a, .b = b, .out = out);
+done:
+  ag_array_free(vc);
+  ag_array_free(va);
+  ag_array_free(vb);
+  return st;
 }
 
 /* ---- comparisons ---- */
@@ -408,7 +485,7 @@ static ag_status check_compare_op(const char *fn, ag_compare_op op) {
 /* out present, on @p x's device, and a u8 mask. */
 static ag_status check_mask(const char *fn, const char *xn, const ag_array *x, const ag_array *out) {
   ag_status st;
-  if ((st = ag__check_array(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, xn, x, "out", out)) != AG_OK)
+  if ((st = ag__check_operand(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, xn, x, "out", out)) != AG_OK)
     return st;
   if (out->dtype != AG_U8)
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is %s; it must be u8, the mask", fn, ag_dtype_name(out->dtype));
@@ -418,14 +495,15 @@ static ag_status check_mask(const char *fn, const char *xn, const ag_array *x, c
 ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_array *b, ag_array *out) {
   static const char fn[] = "ag_compare";
   ag_status st;
-  if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_array(fn, "a", a)) != AG_OK ||
-      (st = ag__check_array(fn, "b", b)) != AG_OK || (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
+  if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_operand(fn, "a", a)) != AG_OK ||
+      (st = ag__check_operand(fn, "b", b)) != AG_OK || (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "a", a, "b", b)) != AG_OK ||
       (st = check_dtype_of(fn, compare_ops[op].name, "a", a, compare_ops[op].dtypes)) != AG_OK ||
       (st = check_mask(fn, "a", a, out)) != AG_OK)
     return st;
   int form;
-  if ((st = broadcast_form(fn, a, b, out, &form)) != AG_OK || out->size == 0)
+  ag_array *va, *vb;
+  if ((st = broadcast_operands(fn, &a, &b, out, &form, &va, &vb)) != AG_OK)
     return st;
   /* a repeated over b's rows: b op' a, with b's kernel form. */
   if (form == BA) {
@@ -437,8 +515,12 @@ ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_
   }
   ag__launch l = ew(fn, q, a, compare_ops[op].kernel[form], out->size);
   if (form == SAME)
-    return AG__LAUNCH(launch_compare, &l, .a = a, .b = b, .out = out);
-  return AG__LAUNCH(launch_compare_repeat, &l, .a = a, .b = b, .m = b->size, .out = out);
+    st = AG__LAUNCH(launch_compare, &l, .a = a, .b = b, .out = out);
+  else
+    st = AG__LAUNCH(launch_compare_repeat, &l, .a = a, .b = b, .m = b->size, .out = out);
+  ag_array_free(va);
+  ag_array_free(vb);
+  return st;
 }
 
 /* For integer x, x op s rewritten as x op v with v an integer of x's dtype, exactly (x < 2.5 is
@@ -466,7 +548,7 @@ ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, do
                             ag_array *out) {
   static const char fn[] = "ag_compare_scalar";
   ag_status st;
-  if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_array(fn, "x", x)) != AG_OK ||
+  if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_operand(fn, "x", x)) != AG_OK ||
       (st = check_dtype_of(fn, compare_ops[op].name, "x", x, compare_ops[op].dtypes)) != AG_OK ||
       (st = check_mask(fn, "x", x, out)) != AG_OK || (st = ag__check_same_shape(fn, "x", x, "out", out)) != AG_OK)
     return st;
@@ -492,7 +574,7 @@ ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, do
 ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
   static const char fn[] = "ag_astype";
   ag_status st;
-  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK ||
       (st = ag__check_same_shape(fn, "x", x, "out", out)) != AG_OK)
     return st;

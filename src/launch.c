@@ -6,6 +6,7 @@
 
 #include "array.h"
 #include "launch.h"
+#include "layout.h"
 
 ag__val ag__real_val(ag_dtype t, double value, void *bytes) {
   if (ag__dtype_real(t) == AG_F32) {
@@ -173,22 +174,37 @@ static ag_status check_args(const ag__launch *l, const ag__kernel_info *info, si
   return AG_OK;
 }
 
-ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg *args) {
-  if (l->n == 0)
+/* Kernels index their arrays as C-contiguous. A view argument is handed over as a contiguous
+   stand-in (src/layout.c), copied in, and copied back after the launch when the kernel may
+   write it (its parameter is not const). The elementwise family writes its outs whole without
+   reading them, so their stand-ins are not copied in; the layout family's kernels take views
+   as they are. */
+static ag_status stage_views(const ag__launch *l, ag_queue *q, const ag__kernel_info *info, size_t nargs,
+                             const ag__op_arg *args, ag__op_arg *staged, ag_array **stand, bool *any) {
+  *any = false;
+  if (info->family == AG__FAMILY_layout)
     return AG_OK;
-  ag_queue *q;
-  ag_status st = ag__queue_resolve(l->fn, l->q, l->dev, &q);
-  if (st != AG_OK)
-    return st;
-  const ag__builtin_kernel *k;
-  st = ag__builtin_kernel_get(l->dev, l->kernel, &k);
-  if (st != AG_OK)
-    return ag__prefix(st, l->fn);
-  const ag__kernel_info *info = &ag__kernels[l->kernel];
-  st = check_args(l, info, nargs, args);
-  if (st != AG_OK)
-    return st;
+  for (size_t i = 0; i < nargs; i++) {
+    staged[i] = args[i];
+    const ag_array *a = args[i].kind == AG__PARAM_ARRAY ? args[i].array : NULL;
+    if (a == NULL || a->contiguous)
+      continue;
+    bool written = (info->writes >> i) & 1;
+    if (written && ag__self_overlapping(a))
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is a broadcast view, whose elements repeat: it cannot be "
+                       "written", l->fn, args[i].param);
+    bool fill = !written || info->family != AG__FAMILY_elementwise;
+    ag_status st = ag__stand_in(l->fn, q, a, fill, &stand[i]);
+    if (st != AG_OK)
+      return st;
+    staged[i].array = stand[i];
+    *any = true;
+  }
+  return AG_OK;
+}
 
+static ag_status launch_staged(const ag__launch *l, ag_queue *q, const ag__builtin_kernel *k,
+                               const ag__kernel_info *info, size_t nargs, const ag__op_arg *args) {
   /* check_args has counted them: at most info->nargs, which the build bounds. */
   ag__karg kargs[AG__KERNEL_ARGS_MAX];
   uint64_t offsets[AG__KERNEL_ARGS_MAX], n = l->n, chunk = 1;
@@ -223,7 +239,7 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
       if (r.local[d] > k->max_work_group)
         r.local[d] = k->max_work_group;
   }
-  st = ag__launch_checked(l->fn, q, l->dev, k->bk, k->max_work_group, &r, nk, kargs);
+  ag_status st = ag__launch_checked(l->fn, q, l->dev, k->bk, k->max_work_group, &r, nk, kargs);
   if (st == AG_OK)
     for (size_t i = 0; i < nargs; i++) {
       if (args[i].kind == AG__PARAM_ARRAY)
@@ -231,5 +247,36 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
       else if (args[i].kind == AG__PARAM_BUFFER)
         ag__buffer_touch(args[i].buffer, q);
     }
+  return st;
+}
+
+ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg *args) {
+  if (l->n == 0)
+    return AG_OK;
+  ag_queue *q;
+  ag_status st = ag__queue_resolve(l->fn, l->q, l->dev, &q);
+  if (st != AG_OK)
+    return st;
+  const ag__builtin_kernel *k;
+  st = ag__builtin_kernel_get(l->dev, l->kernel, &k);
+  if (st != AG_OK)
+    return ag__prefix(st, l->fn);
+  const ag__kernel_info *info = &ag__kernels[l->kernel];
+  st = check_args(l, info, nargs, args);
+  if (st != AG_OK)
+    return st;
+  ag__op_arg staged[AG__KERNEL_ARGS_MAX];
+  ag_array *stand[AG__KERNEL_ARGS_MAX] = {NULL};
+  bool any;
+  st = stage_views(l, q, info, nargs, args, staged, stand, &any);
+  if (st == AG_OK)
+    st = launch_staged(l, q, k, info, nargs, any ? staged : args);
+  for (size_t i = 0; i < nargs; i++) {
+    if (stand[i] == NULL)
+      continue;
+    if (st == AG_OK && ((info->writes >> i) & 1))
+      st = ag__copy_layout(l->fn, q, stand[i], (ag_array *)args[i].array);
+    ag_array_free(stand[i]);
+  }
   return st;
 }

@@ -7,6 +7,7 @@
 
 #include "array.h"
 #include "launch.h"
+#include "layout.h"
 #define AG_SHAPES_ONLY
 #include "../kernels_shared/reduce.h"
 #undef AG_SHAPES_ONLY
@@ -146,7 +147,8 @@ static void make_plan(const ag_device *dev, size_t max_wg, uint64_t outer, uint6
   p->merge_range.local[0] = wg;
 }
 
-static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag_array *out) {
+static ag_status reduce_contiguous(red_op op, ag_queue *q, const ag_array *x, const ag_array *y, int axis,
+                                   ag_array *out) {
   const char *fn = red_ops[op].fn;
   ag_status st;
   if ((st = ag__check_array(fn, "x", x)) != AG_OK || (op == R_DOT && (st = ag__check_array(fn, "y", y)) != AG_OK) ||
@@ -246,6 +248,39 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
   return st;
 }
 
+/* Views: x and y as contiguous stand-ins, out through one, each made (and out copied back)
+   once on q rather than at each of the reduction's launches. */
+static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag_array *out) {
+  const char *fn = red_ops[op].fn;
+  ag_status st;
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (op == R_DOT && (st = ag__check_operand(fn, "y", y)) != AG_OK) ||
+      (st = ag__check_operand(fn, "out", out)) != AG_OK)
+    return st;
+  if (x->contiguous && (y == NULL || y->contiguous) && out->contiguous)
+    return reduce_contiguous(op, q, x, y, axis, out);
+  if (ag__self_overlapping(out))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is a broadcast view, whose elements repeat: it cannot be "
+                     "written", fn);
+  if ((st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK ||
+      (y != NULL && (st = ag__check_same_device(fn, "x", x, "y", y)) != AG_OK))
+    return st;
+  ag_array *xs = NULL, *ys = NULL, *os = NULL;
+  if (!x->contiguous && (st = ag__stand_in(fn, q, x, true, &xs)) != AG_OK)
+    goto done;
+  if (y != NULL && !y->contiguous && (st = ag__stand_in(fn, q, y, true, &ys)) != AG_OK)
+    goto done;
+  if (!out->contiguous && (st = ag__stand_in(fn, q, out, false, &os)) != AG_OK)
+    goto done;
+  st = reduce_contiguous(op, q, xs ? xs : x, ys ? ys : y, axis, os ? os : out);
+  if (st == AG_OK && os != NULL)
+    st = ag__copy_layout(fn, q, os, out);
+done:
+  ag_array_free(xs);
+  ag_array_free(ys);
+  ag_array_free(os);
+  return st;
+}
+
 ag_status ag_sum(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_SUM, q, x, NULL, axis, out); }
 ag_status ag_mean(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_MEAN, q, x, NULL, axis, out); }
 ag_status ag_min(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_MIN, q, x, NULL, axis, out); }
@@ -260,3 +295,168 @@ ag_status ag_dot(ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag
   return reduce(R_DOT, q, x, y, axis, out);
 }
 ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_NRM2, q, x, NULL, axis, out); }
+
+/* ---- over a set of axes ---- */
+
+/* Reduces @p x over the axes marked in @p on (sum, mean, min, max) into @p out, whose shape is
+   x's without them or with them as 1 (keepdims). Runs of neighbouring axes that are all
+   reduced, or all kept, are merged first (a view of a contiguous x; a stand-in otherwise),
+   so x is read by one single-axis reduction over its last reduced run, and the few results
+   left by one more per run before it. */
+static ag_status reduce_axes(red_op op, ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
+  const char *fn = op == R_SUM ? "ag_sum_axes" : op == R_MEAN ? "ag_mean_axes" : op == R_MIN ? "ag_min_axes"
+                                                                                              : "ag_max_axes";
+  ag_status st;
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
+    return st;
+  bool on[AG_MAX_DIMS];
+  if ((st = ag__axis_set(fn, x->ndim, naxes, axes, on)) != AG_OK)
+    return st;
+  /* out: x's shape without the reduced axes, or keeping them as 1. */
+  size_t kept[AG_MAX_DIMS];
+  int nk = 0;
+  bool keepdims = out->ndim == x->ndim && x->ndim > 0;
+  for (int d = 0; d < x->ndim; d++) {
+    if (!on[d])
+      kept[nk++] = x->shape[d];
+    keepdims = keepdims && out->shape[d] == (on[d] ? 1 : x->shape[d]);
+  }
+  bool fits = keepdims || out->ndim == nk;
+  for (int d = 0; fits && !keepdims && d < nk; d++)
+    fits = out->shape[d] == kept[d];
+  if (!fits) {
+    char sx[128], so[128];
+    ag__shape_text(x->ndim, x->shape, sx, sizeof sx);
+    ag__shape_text(out->ndim, out->shape, so, sizeof so);
+    return ag__error(AG_ERR_MISMATCH, "%s: out has shape %s, but x of shape %s reduced over those axes has %d "
+                     "kept axes (keepdims: as many as x, the reduced ones of length 1)", fn, so, sx, nk);
+  }
+  ag_dtype kout;
+  const char *allowed;
+  if (!out_dtype_ok(op, x->dtype, out->dtype, &kout, &allowed))
+    return ag__error(AG_ERR_MISMATCH, "%s: out is %s, but for x of %s it must be %s", fn, ag_dtype_name(out->dtype),
+                     ag_dtype_name(x->dtype), allowed);
+  if (out->size == 0)
+    return AG_OK;
+  if (!out->contiguous) {
+    /* Into a contiguous stand-in, copied into out at the end. */
+    if (ag__self_overlapping(out))
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is a broadcast view, whose elements repeat: it cannot be "
+                       "written", fn);
+    ag_array *os;
+    if ((st = ag__stand_in(fn, q, out, false, &os)) != AG_OK)
+      return st;
+    st = reduce_axes(op, q, x, naxes, axes, os);
+    if (st == AG_OK)
+      st = ag__copy_layout(fn, q, os, out);
+    ag_array_free(os);
+    return st;
+  }
+
+  /* Merge runs: x as alternating kept and reduced axes. */
+  size_t shape[AG_MAX_DIMS];
+  bool red[AG_MAX_DIMS];
+  int nd = 0;
+  uint64_t count = 1;
+  for (int d = 0; d < x->ndim; d++) {
+    if (on[d])
+      count *= x->shape[d];
+    if (nd > 0 && red[nd - 1] == on[d]) {
+      shape[nd - 1] *= x->shape[d];
+      continue;
+    }
+    shape[nd] = x->shape[d];
+    red[nd++] = on[d];
+  }
+  ag_array *xs = NULL, *cur = NULL, *next = NULL, *res = NULL;
+  st = ag_array_reshape(x, nd, shape, &xs); /* a view when x is contiguous, else a copy */
+  if (st != AG_OK)
+    goto done;
+  if (count == 0 || x->size == 0) {
+    /* An empty reduction: sums are 0 and means NaN, as in numpy; extremes do not exist. */
+    if (op == R_MIN || op == R_MAX)
+      st = ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x has no elements along the axes, so there is no %s", fn,
+                     red_ops[op].what);
+    else
+      st = ag_fill(q, out, op == R_MEAN ? NAN : 0);
+    goto done;
+  }
+  if (nd == 0) {
+    /* A 0-d x: the reduction of one element. */
+    ag_array *flat = NULL, *o1 = NULL;
+    size_t one = 1;
+    st = ag_array_reshape(xs, 1, &one, &flat);
+    if (st == AG_OK)
+      st = ag_array_reshape(out, 1, &one, &o1);
+    if (st == AG_OK)
+      st = reduce(op, q, flat, NULL, AG_AXIS_ALL, o1);
+    ag_array_free(flat);
+    ag_array_free(o1);
+    goto done;
+  }
+  /* Reduce the last reduced run first: the axes before it keep their numbers. Intermediates
+     are in out's dtype; the mean is a sum scaled once at the end. */
+  red_op step = op == R_MEAN ? R_SUM : op;
+  cur = xs;
+  xs = NULL;
+  int last = nd - 1;
+  while (last >= 0 && !red[last])
+    last--;
+  for (int d = last; d >= 0; d--) {
+    if (!red[d])
+      continue;
+    size_t rshape[AG_MAX_DIMS];
+    int rn = 0;
+    for (int e = 0; e < cur->ndim; e++)
+      if (e != d)
+        rshape[rn++] = cur->shape[e];
+    bool final = true;
+    for (int e = 0; e < d; e++)
+      final = final && !red[e];
+    if (final) {
+      /* Straight into out, seen in the remaining shape. */
+      if (rn == 0)
+        rshape[rn++] = 1;
+      st = ag_array_reshape(out, rn, rshape, &res);
+      if (st != AG_OK)
+        goto done;
+      st = reduce(step, q, cur, NULL, d, res);
+      goto scale;
+    }
+    st = ag_array_create(x->dev, out->dtype, rn, rshape, &next);
+    if (st != AG_OK)
+      goto done;
+    st = reduce(step, q, cur, NULL, d, next);
+    if (st != AG_OK)
+      goto done;
+    ag_array_free(cur);
+    cur = next;
+    next = NULL;
+  }
+scale:
+  if (st == AG_OK && op == R_MEAN)
+    st = ag_binary_scalar(q, AG_OP_MUL, res, 1.0 / (double)count, 0, false, res);
+done:
+  ag_array_free(xs);
+  ag_array_free(cur);
+  ag_array_free(next);
+  ag_array_free(res);
+  /* Messages from the steps name their own function (ag_sum: ...): fn goes in front. */
+  if (st != AG_OK && strncmp(ag_last_error(), fn, strlen(fn)) != 0)
+    st = ag__prefix(st, fn);
+  return st;
+}
+
+ag_status ag_sum_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
+  return reduce_axes(R_SUM, q, x, naxes, axes, out);
+}
+ag_status ag_mean_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
+  return reduce_axes(R_MEAN, q, x, naxes, axes, out);
+}
+ag_status ag_min_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
+  return reduce_axes(R_MIN, q, x, naxes, axes, out);
+}
+ag_status ag_max_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
+  return reduce_axes(R_MAX, q, x, naxes, axes, out);
+}

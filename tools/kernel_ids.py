@@ -16,7 +16,8 @@ dtype the family does not define that kernel for leaves its id without a kernel.
 built once gets one id per kernel.
 
 OUT.h (included by src/launch.h) holds the enum ag__kernel_id; OUT.c (the core's) the table
-ag__kernels: each id's name, family, variant, form and arguments, checked against
+ag__kernels: each id's name, family, variant, form, arguments and the array parameters it may
+write (those not declared const), checked against
 AG__KERNEL_ARGS_MAX (backends/backend.h) at compile time. --depfile writes DEP, a Makefile
 rule naming every header the preprocessor read, so that the ids are remade when one changes.
 """
@@ -148,8 +149,11 @@ def main():
             c.append("static const size_t args_%d[] = {%s};" % (idx, ", ".join(sizes)))
             c.append('_Static_assert(%d <= AG__KERNEL_ARGS_MAX, "%s (%s) has %d arguments, more than AG__KERNEL_ARGS_MAX");'
                      % (nargs, name, shape, nargs))
-            rows.append('  [%d] = {"%s", AG__FAMILY_%s, %d, %s, %d, args_%d},'
-                        % (idx, name, fam, -1 if v is None else v, forms[form], nargs, idx))
+            # The array parameters the kernel may write (not const): bit k for parameter k.
+            writes = sum(1 << k for k, (kind, t, _) in enumerate(params)
+                         if kind == "array" and not t.startswith("const "))
+            rows.append('  [%d] = {"%s", AG__FAMILY_%s, %d, %s, %d, args_%d, 0x%xull},'
+                        % (idx, name, fam, -1 if v is None else v, forms[form], nargs, idx, writes))
         at += 8 if per_dtype else 1
     c += ["", "const ag__kernel_info ag__kernels[AG__KERNEL_COUNT] = {"] + rows + ["};", ""]
 

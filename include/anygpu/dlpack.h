@@ -9,10 +9,11 @@
    device_id (data the cl_mem handle, byte_offset the array's offset in it). A consumer that
    does not take kDLOpenCL copies through the host instead (docs/dlpack.md says how).
 
-   Layout: anygpu's arrays are dense and row-major. Exported tensors have strides NULL (compact
-   row-major, as DLPack 0.6 allows) and byte_offset the array's offset in its buffer. Imported
-   tensors must be compact row-major: strides NULL or equal to the row-major strides, with any
-   stride allowed for a dimension of size 1.
+   Layout: DLPack carries strides in elements, as anygpu's arrays do. An exported contiguous
+   array has strides NULL (compact row-major, as DLPack 0.6 allows), a view its own strides
+   (negative for a flipped axis, 0 for a broadcast one); byte_offset is the offset of the first
+   element in the buffer. Imported tensors take any strides of 0 or more (strides NULL:
+   compact row-major); the memory borrowed runs from the first element to the last.
 
    Synchronisation: DLPack's C structs carry no stream. The exporter's pending work must have
    finished before a consumer reads: call ag_queue_finish() (or wait for an event) on the
@@ -45,13 +46,13 @@ AG_API ag_status ag_array_to_dlpack(const ag_array *a, struct DLManagedTensor **
     On success the array owns @p t: t's deleter is called once the array and all its views
     are freed and the work enqueued on them has finished (freeing the last of them waits for
     that work). On failure t is left to the caller, untouched.
-    anygpu has no 0-d arrays: a 0-d tensor becomes an array of shape {1}. A tensor with no
+    A 0-d tensor becomes a 0-d array. A tensor with no
     elements becomes an empty array, and its deleter is called before this returns. A tensor
     from ag_array_to_dlpack that still describes its array becomes a view of that array, on
     the same ag_buffer (its deleter, anygpu's, runs at once: the view holds the memory).
     @return AG_ERR_INVALID_ARGUMENT for NULL, or a dtype anygpu has no counterpart for (bool,
             bfloat, i8, i16, i64, u64, f16, lanes other than 1: the message names it);
-            AG_ERR_UNSUPPORTED for strides that are not compact row-major, more than
+            AG_ERR_UNSUPPORTED for a negative stride, more than
             AG_MAX_DIMS dimensions, or a cl_mem of another context; AG_ERR_NO_DEVICE when the
             device it names is not present (the message names it); AG_ERR_OUT_OF_MEMORY. */
 AG_API ag_status ag_array_from_dlpack(struct DLManagedTensor *t, ag_array **out);

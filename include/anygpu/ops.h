@@ -176,6 +176,21 @@ AG_API ag_status ag_dot(ag_queue *q, const ag_array *x, const ag_array *y, int a
                         ag_array *out);
 AG_API ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out);
 
+/* Over any set of axes (numpy's axis=tuple): the @p naxes axes of @p axes, each once,
+   negative counting from the end, or every axis when @p naxes is 0. out has x's shape
+   without those axes (a 0-d out for all of them), or with them kept as length 1 (numpy's
+   keepdims=True): either is taken. Result dtypes, NaN and empty axes as the single-axis forms.
+   Runs of neighbouring reduced axes are reduced as one, the last run first, so a contiguous
+   x is read once; the mean is the sum scaled once. */
+AG_API ag_status ag_sum_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
+                             ag_array *out);
+AG_API ag_status ag_mean_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
+                              ag_array *out);
+AG_API ag_status ag_min_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
+                             ag_array *out);
+AG_API ag_status ag_max_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
+                             ag_array *out);
+
 #ifdef __cplusplus
 }
 #endif

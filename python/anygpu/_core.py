@@ -10,7 +10,7 @@ import numpy
 
 from ._lib import AG_DTYPE, DTYPES, UnsupportedError, c_size_p, error, fn
 
-MAX_DIMS = 4
+MAX_DIMS = 8
 c_void_pp = ctypes.POINTER(ctypes.c_void_p)
 
 
@@ -51,6 +51,7 @@ _array_dtype = fn("ag_array_dtype", [ctypes.c_void_p], status=False)
 _array_ndim = fn("ag_array_ndim", [ctypes.c_void_p], status=False)
 _array_shape = fn("ag_array_shape", [ctypes.c_void_p], restype=c_size_p, status=False)
 _array_device = fn("ag_array_device", [ctypes.c_void_p], restype=ctypes.c_void_p, status=False)
+_array_strides = fn("ag_array_strides", [ctypes.c_void_p], restype=ctypes.POINTER(ctypes.c_ssize_t), status=False)
 
 
 class Device:
@@ -219,9 +220,10 @@ _NUMPY_DTYPES = [numpy.dtype(name) for name in DTYPES]
 
 
 class Array:
-    """An anygpu array: a C-ordered array of 1 to 4 dimensions on one device, owning (or, for a
-    view, sharing) device memory, freed when the object is. ``numpy.asarray(a)`` and
-    ``a.to_host()`` copy it to the host."""
+    """An anygpu array of 0 to 8 dimensions on one device, owning device memory or, for a view
+    (indexing, .T, .mT, reshape, broadcast_to), sharing another array's with its own strides;
+    freed when the object is. ``numpy.asarray(a)`` and ``a.to_host()`` copy it to the host,
+    in C order."""
 
     # An ag_array's shape, dtype and device never change (a view is another array), so they
     # are read from C once, on first use: an operation reads them several times per call.
@@ -256,6 +258,13 @@ class Array:
     @property
     def ndim(self):
         return len(self.shape)
+
+    @property
+    def strides(self):
+        """Bytes from one element to the next along each axis, as numpy's (0 along a broadcast
+        axis, negative along a flipped one)."""
+        steps = _array_strides(self._ptr)
+        return tuple(steps[i] * self.dtype.itemsize for i in range(self.ndim))
 
     @property
     def size(self):
@@ -335,9 +344,11 @@ def _shape_arg(shape, who):
                 raise error("AG_ERR_INVALID_ARGUMENT", "%s: shape %r is not an integer or a sequence of them"
                             % (who, shape)) from None
     shape = tuple(d if type(d) is int else _length(d, shape, who) for d in shape)
-    if not 1 <= len(shape) <= MAX_DIMS:
+    if len(shape) > MAX_DIMS:
         raise error("AG_ERR_INVALID_ARGUMENT",
-                    "%s: shape %r has %d dimensions; anygpu arrays have 1 to %d" % (who, shape, len(shape), MAX_DIMS))
+                    "%s: shape %r has %d dimensions; anygpu arrays have 0 to %d" % (who, shape, len(shape), MAX_DIMS))
+    if not shape:
+        return shape, None
     if builtins.min(shape) < 0:
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: shape %r has a negative length" % (who, shape))
     if builtins.max(shape) > SIZE_MAX:
@@ -392,9 +403,8 @@ def _from_numpy(host, dev, dtype, who):
     if not host.dtype.isnative:
         host = host.astype(host.dtype.newbyteorder("="))
     code = dtype_code(host.dtype, who)
-    if host.ndim == 0:
-        host = host.reshape(1)
-    host = numpy.ascontiguousarray(host)
+    if not host.flags.c_contiguous:  # (numpy.ascontiguousarray would make a 0-d array 1-D)
+        host = host.copy(order="C")
     shape, cshape = _shape_arg(host.shape, who)
     ptr = ctypes.c_void_p()
     _array_from_host(dev._ptr, code, len(shape), cshape, host.ctypes.data_as(ctypes.c_void_p), ctypes.byref(ptr))

@@ -39,7 +39,8 @@ __all__ = [
     "negative", "abs", "absolute", "sqrt", "exp", "log", "sin", "cos", "square", "sign",
     "conj", "conjugate", "real", "imag", "where", "clip",
     "sum", "mean", "min", "max", "amin", "amax", "argmin", "argmax",
-    "dot", "vdot", "matmul", "astype", "reshape", "ravel", "transpose",
+    "dot", "vdot", "matmul", "astype", "reshape", "ravel", "transpose", "permute_dims", "broadcast_to",
+    "expand_dims", "squeeze", "flip",
     "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
 ]
 
@@ -58,6 +59,23 @@ _fill_complex = fn("ag_fill_complex", [_p, _p, _d, _d])
 _reshape = fn("ag_array_reshape", [_p, _i, c_size_p, _pp])
 _index = fn("ag_array_index", [_p, ctypes.c_size_t, _pp])
 _slice = fn("ag_array_slice", [_p, ctypes.c_size_t, ctypes.c_size_t, _pp])
+
+
+class _Index(ctypes.Structure):
+    """ag_index (anygpu/array.h): one entry of a basic index."""
+    _fields_ = [("kind", ctypes.c_int), ("start", ctypes.c_int64), ("stop", ctypes.c_int64), ("step", ctypes.c_int64)]
+
+
+_INDEX_SLICE, _INDEX_INT, _INDEX_NEWAXIS, _INDEX_ELLIPSIS = range(4)
+_INDEX_NONE = -2 ** 63
+_array_view = fn("ag_array_view", [_p, _i, ctypes.POINTER(_Index), _pp])
+_permute = fn("ag_array_permute", [_p, ctypes.POINTER(_i), _pp])
+_broadcast_view = fn("ag_array_broadcast_to", [_p, _i, c_size_p, _pp])
+_expand_dims = fn("ag_array_expand_dims", [_p, _i, _pp])
+_squeeze = fn("ag_array_squeeze", [_p, _i, ctypes.POINTER(_i), _pp])
+_flip = fn("ag_array_flip", [_p, _i, ctypes.POINTER(_i), _pp])
+_reductions_axes = {name: fn("ag_%s_axes" % name, [_p, _p, _i, ctypes.POINTER(_i), _p])
+                    for name in ("sum", "mean", "min", "max")}
 _reductions = {name: fn("ag_" + name, [_p, _p, _i, _p]) for name in ("sum", "mean", "min", "max", "argmin", "argmax")}
 _dot = fn("ag_dot", [_p, _p, _p, _i, _p])
 _blas_dot = fn("ag_blas_dot", [_p, _p, _p, _b, _p])
@@ -168,22 +186,22 @@ def _pair(a, b, who, op=None, out_dtype=None):
 
 
 def _broadcast(a, b, who):
-    """Shape of a op b, and the operands reshaped (leading 1s dropped) for ag_binary, which
-    broadcasts one operand whose shape is the trailing part of the other's."""
+    """Shape of a op b by numpy's broadcasting rules, and the operands as they are: ag_binary
+    and ag_compare broadcast any shapes that broadcast together."""
     try:
         shape = numpy.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         raise error("AG_ERR_MISMATCH", "%s: shapes %s and %s do not broadcast" % (who, a.shape, b.shape)) from None
-    ops = []
-    for x in (a, b):
-        s = x.shape
-        while len(s) > 1 and s[0] == 1 and s != shape:
-            s = s[1:]
-        if s != shape[len(shape) - len(s):]:
-            raise error("AG_ERR_UNSUPPORTED", "%s: broadcasting shapes %s and %s needs a repeat inside an "
-                        "axis; anygpu repeats only a whole trailing shape" % (who, a.shape, b.shape))
-        ops.append(x if s == x.shape else reshape(x, s))
-    return shape, ops
+    return shape, [a, b]
+
+
+def broadcast_to(x, shape):
+    """A view of @x repeated to @shape by numpy's broadcasting rules (stride 0 along the
+    repeated axes): no copy. Writing into it is refused."""
+    who = "anygpu.broadcast_to"
+    x = _operand(x, None, who, "x")
+    shape, cshape = _shape_arg(shape, who)
+    return _view(_broadcast_view, x._ptr, len(shape), cshape)
 
 
 # ---- the elementwise dispatcher ----------------------------------------------------------------
@@ -324,14 +342,15 @@ def where(cond, a, b):
 
 
 def _broadcast_to(v, shape, dt, dev, who):
-    """@v (an Array or a scalar) as an Array of exactly @shape (and @dt when given)."""
+    """@v (an Array or a scalar) as an Array of exactly @shape (and @dt when given): a
+    broadcast view of an Array."""
     if not isinstance(v, Array):
         return full(shape, v, dt, dev)
     if dt is not None:
         v = _as(v, dt)
     if v.shape == tuple(shape):
         return v
-    return _binary_op("add", zeros(shape, v.dtype, dev), v)
+    return broadcast_to(v, shape)
 
 
 def clip(x, lo=None, hi=None):
@@ -535,10 +554,15 @@ def _reduce_array(name, x, axes, dt, who):
 
 
 def _reduce_steps(name, x, axes, dt):
-    """@x reduced over @axes into @dt: in one call over all elements, else one axis at a time
-    from the last (a later step reduces the earlier step's result in its own dtype)."""
+    """@x reduced over @axes into @dt: sum, mean, min and max in one call over the set of axes
+    (ag_<name>_axes; a 0-d result when none is left), argmin and argmax over all elements or
+    one axis."""
+    if name in _reductions_axes:
+        out = empty(tuple(n for d, n in enumerate(x.shape) if d not in axes), dt, x.device)
+        _reductions_axes[name](None, x._ptr, len(axes), (_i * builtins.max(len(axes), 1))(*axes), out._ptr)
+        return out
     if len(axes) == x.ndim:
-        return _reduce_into(name, x, AXIS_ALL, dt)
+        return reshape(_reduce_into(name, x, AXIS_ALL, dt), ())
     for ax in reversed(axes):
         x = _reduce_into(name, x, ax, dt)
         dt = x.dtype if name != "mean" else dt
@@ -550,7 +574,7 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=Non
     (argmin and argmax: one int or None). With axis=None, and neither @keepdims nor @out, the
     result is a Python number (as float(numpy.sum(x)) would give; integer sums and means are
     exact on every device); otherwise an Array of x's shape without the reduced axes (shape
-    (1,) when none is left: anygpu has no 0-d arrays), or with them as length 1 (@keepdims).
+    () when none is left), or with them as length 1 (@keepdims).
     @dtype (sum and mean) is numpy's: the dtype the elements are taken in and the result is
     given in. @out, an Array of the result's shape, receives the result (converted to its
     dtype) and is returned. numpy's other keywords (initial, where) are refused."""
@@ -724,10 +748,8 @@ def ravel(a):
 
 
 def transpose(x, axes=None):
-    """numpy.transpose: @x with its axes reversed, or permuted as @axes says. anygpu's arrays
-    are C-ordered and its views do not reorder memory, so this is a view only where the order
-    of the elements stays (a 1-D array, or axes of length 1 moved): otherwise UnsupportedError,
-    saying to transpose on the host."""
+    """numpy.transpose (the array API's permute_dims): a view of @x with its axes reversed, or
+    in the order @axes gives; no copy."""
     who = "anygpu.transpose"
     x = _operand(x, None, who, "x")
     if axes is None:
@@ -737,18 +759,49 @@ def transpose(x, axes=None):
             perm = tuple(operator.index(a) for a in axes)
         except TypeError:
             raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes %r is not a sequence of integers" % (who, axes)) from None
-        if sorted(a % x.ndim if -x.ndim <= a < x.ndim else a for a in perm) != list(range(x.ndim)):
+        if len(perm) != x.ndim or sorted(a % x.ndim if -x.ndim <= a < x.ndim else a for a in perm) != \
+                list(range(x.ndim)):
             raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes %r is not a permutation of %s's %d axes"
                         % (who, axes, x.shape, x.ndim))
-        perm = tuple(a % x.ndim for a in perm)
-    if perm == tuple(range(x.ndim)):
-        return x
-    moved = [a for a in perm if x.shape[a] != 1]
-    if moved == sorted(moved):  # only axes of length 1 move: the same elements in the same order
-        return reshape(x, tuple(x.shape[a] for a in perm))
-    raise error("AG_ERR_UNSUPPORTED", "%s: anygpu's arrays are C-ordered without strides, so axes %s of shape %s "
-                "cannot be permuted in place; transpose on the host: anygpu.asarray(x.to_host().transpose(%s))"
-                % (who, perm, x.shape, ", ".join(map(str, perm))))
+    caxes = (_i * builtins.max(x.ndim, 1))(*perm)
+    return _view(_permute, x._ptr, caxes)
+
+
+permute_dims = named(lambda x, axes: transpose(x, axes), "permute_dims")
+
+
+def _axis_list(axis, who):
+    """@axis (an int or a sequence of them) as a list of ints."""
+    try:
+        return [operator.index(axis)]
+    except TypeError:
+        pass
+    try:
+        return [operator.index(a) for a in axis]
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r is not an integer or a sequence of them"
+                    % (who, axis)) from None
+
+
+def expand_dims(x, axis=0):
+    """A view of @x with a new axis of length 1 at @axis (numpy.expand_dims); no copy."""
+    x = _operand(x, None, "anygpu.expand_dims", "x")
+    return _view(_expand_dims, x._ptr, _axis_list(axis, "anygpu.expand_dims")[0])
+
+
+def squeeze(x, axis=None):
+    """A view of @x without the axes of length 1 @axis names (None: every one); no copy."""
+    x = _operand(x, None, "anygpu.squeeze", "x")
+    axes = [] if axis is None else _axis_list(axis, "anygpu.squeeze")
+    return _view(_squeeze, x._ptr, len(axes), (_i * builtins.max(len(axes), 1))(*axes))
+
+
+def flip(x, axis=None):
+    """A view of @x with the order of the elements along @axis (None: every axis) reversed
+    (numpy.flip); no copy."""
+    x = _operand(x, None, "anygpu.flip", "x")
+    axes = [] if axis is None else _axis_list(axis, "anygpu.flip")
+    return _view(_flip, x._ptr, len(axes), (_i * builtins.max(len(axes), 1))(*axes))
 
 
 def _matrix_transpose(x):
@@ -827,40 +880,40 @@ def full_like(a, value, dtype=None, device=None):
 # ---- indexing --------------------------------------------------------------------------------
 
 def _getitem(a, key):
-    """a[key] as a view. anygpu's views select along the first axis, so a key is ints (each
-    taking one index of the next axis) followed by at most one slice of step 1 and then only
-    full slices (a[2], a[-1, 3], a[1:4], a[2, 1:3], a[1:3, :]). A 1-D array indexed by an int
-    gives a view of shape (1,): anygpu has no 0-d arrays (float(a[i]) reads the value)."""
+    """a[key] as a view, no copy: numpy's basic indexing (ints, which drop their axis; slices
+    with any step, negative too; None, a new axis of length 1; one Ellipsis), through
+    ag_array_view. Boolean and integer-array indices are refused."""
     keys = key if isinstance(key, tuple) else (key,)
-    if any(k is Ellipsis for k in keys):
-        at = keys.index(Ellipsis)
-        keys = keys[:at] + (slice(None),) * (a.ndim - len(keys) + 1) + keys[at + 1:]
-    if len(keys) > a.ndim:
-        raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: %d indices for %d dimensions" % (len(keys), a.ndim))
-    view, sliced = a, False
-    for k in keys:
-        full_slice = isinstance(k, slice) and k == slice(None)
-        if sliced and not full_slice:
-            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: index %r selects inside an axis after a slice; anygpu "
-                        "views select along the first axis only (copy with a[...].copy() first)" % (key,))
-        if isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, bool):
-            n = view.shape[0]
-            i = int(k) + n if k < 0 else int(k)
-            if not 0 <= i < n:
-                raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: index %d is out of range for length %d" % (k, n))
-            view = _view(_index, view._ptr, i)
+    idx = (_Index * builtins.max(len(keys), 1))()
+    for n, k in enumerate(keys):
+        if isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, (bool, numpy.bool_)):
+            k = int(k)
+            if not -2 ** 63 < k < 2 ** 63:
+                raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: index %d is out of range" % k)
+            idx[n] = _Index(_INDEX_INT, k, 0, 0)
         elif isinstance(k, slice):
-            start, stop, step = k.indices(view.shape[0])
-            if step != 1:
-                raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: slice %r has step %d; anygpu views take step 1"
-                            % (k, step))
-            if not full_slice:
-                view = _view(_slice, view._ptr, start, builtins.max(stop - start, 0))
-            sliced = True
+            parts = []
+            for v, default in ((k.start, _INDEX_NONE), (k.stop, _INDEX_NONE), (k.step, 1)):
+                if v is None:
+                    parts.append(default)
+                    continue
+                try:
+                    v = operator.index(v)
+                except TypeError:
+                    raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: slice %r holds %r, not an integer"
+                                % (k, v)) from None
+                parts.append(builtins.max(builtins.min(v, 2 ** 63 - 1), -2 ** 63 + 1))
+            if parts[2] == 0:
+                raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: slice %r has step 0" % (k,))
+            idx[n] = _Index(_INDEX_SLICE, *parts)
+        elif k is None:
+            idx[n] = _Index(_INDEX_NEWAXIS, 0, 0, 0)
+        elif k is Ellipsis:
+            idx[n] = _Index(_INDEX_ELLIPSIS, 0, 0, 0)
         else:
-            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: index %r (a %s); anygpu indexes with ints and slices"
-                        % (k, type(k).__name__))
-    return view
+            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: index %r (a %s); anygpu indexes with ints, slices, None "
+                        "and ..., not with boolean or integer arrays" % (k, type(k).__name__))
+    return _view(_array_view, a._ptr, len(keys), idx)
 
 
 def _setitem(a, key, value):
@@ -875,11 +928,9 @@ def _setitem(a, key, value):
     if not isinstance(value, Array):  # converted as numpy assigns: to the view's dtype
         value = asarray(value, device=view.device, dtype=view.dtype)
     value = _as(value, view.dtype)
-    if value.shape == view.shape:
-        _copy(None, value._ptr, view._ptr)
-    else:
-        _fill(view, 0)
-        _binary_op("add", view, value, out=view)
+    if value.shape != view.shape:
+        value = broadcast_to(value, view.shape)
+    _copy(None, value._ptr, view._ptr)
 
 
 def _item(a):
@@ -899,8 +950,7 @@ def _array_transpose(self, *axes):
 
 
 def _T(self):
-    """numpy's a.T: a 1-D array itself; otherwise transpose(a), which anygpu refuses unless the
-    order of the elements stays."""
+    """numpy's a.T: a view with the axes reversed (a 0-d or 1-D array: itself)."""
     return self if self.ndim < 2 else transpose(self)
 
 

@@ -19,9 +19,11 @@ struct ag__storage;
 struct ag_array {
   ag_device *dev;
   ag_dtype dtype;
-  int ndim;
+  int ndim;                   /* 0 (one element) to AG_MAX_DIMS */
   size_t shape[AG_MAX_DIMS];
+  ptrdiff_t strides[AG_MAX_DIMS]; /* in elements; negative or 0 in views */
   size_t size;                /* elements */
+  bool contiguous;            /* C order, elements back to back from offset (an empty array is) */
   struct ag__storage *store;  /* NULL for an empty array */
   size_t offset;              /* of the first element, in elements from the buffer's start */
 };
@@ -48,8 +50,11 @@ ag_dtype ag__dtype_real(ag_dtype t);   /* c64 -> f32, c128 -> f64, else t */
 /* The least and greatest values of integer dtype @p t. */
 void ag__dtype_int_range(ag_dtype t, double *lo, double *hi);
 
-/* Checks that @p a (argument @p name of @p fn) is a usable array. */
+/* Checks that @p a (argument @p name of @p fn) is a usable array of the C-contiguous layout
+   every kernel takes: a strided view is refused, naming ag_copy as the way to one. */
 ag_status ag__check_array(const char *fn, const char *name, const ag_array *a);
+/* The same for an operation that takes views of any layout (src/layout.c stages them). */
+ag_status ag__check_operand(const char *fn, const char *name, const ag_array *a);
 /* Same device, dtype and shape, naming both arguments otherwise. */
 ag_status ag__check_same_device(const char *fn, const char *na, const ag_array *a, const char *nb,
                                 const ag_array *b);
@@ -57,6 +62,11 @@ ag_status ag__check_same_dtype(const char *fn, const char *na, const ag_array *a
                                const ag_array *b);
 ag_status ag__check_same_shape(const char *fn, const char *na, const ag_array *a, const char *nb,
                                const ag_array *b);
+/* Marks in @p on (ndim entries) the @p naxes axes of @p axes, each once, negative counting from
+   the end; every axis when @p naxes is 0. Errors name @p fn's axes[k]. */
+ag_status ag__axis_set(const char *fn, int ndim, int naxes, const int *axes, bool *on);
+/* "{2, 3}" into @p out. */
+void ag__shape_text(int ndim, const size_t *shape, char *out, size_t size);
 /* AG_ERR_UNSUPPORTED when @p dev cannot compute in @p t (f64 on a device without fp64). */
 ag_status ag__check_fp64(const char *fn, ag_device *dev, ag_dtype t);
 

@@ -185,7 +185,7 @@ def test_shape_lengths_are_integers_that_fit(dev):
             anygpu.zeros(shape, device=dev)
     with pytest.raises(anygpu.OutOfRangeError, match="anygpu.zeros: .*overflow"):
         anygpu.zeros((2 ** 40, 2 ** 40), device=dev)
-    with pytest.raises(anygpu.OutOfRangeError, match="anygpu.empty: .*overflow the byte count"):
+    with pytest.raises(anygpu.OutOfRangeError, match="anygpu.empty: .*overflow"):
         anygpu.empty((0, 2 ** 63), "float32", device=dev)  # as numpy: an empty array's lengths too
     for bad in (2.0, (2, 3.0), "3", None):
         with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.empty: shape"):

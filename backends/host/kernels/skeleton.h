@@ -71,6 +71,13 @@ _Static_assert((sizeof(ag_host_kernel_def) & (sizeof(ag_host_kernel_def) - 1)) =
     }                                                                                              \
   }
 
+/* And a strided walk (kernels_shared/nd.h) over [lo_, hi_), row by row. */
+#define AG_EACH_ND(...)                                                                            \
+  {                                                                                                \
+    AG_ND_GATHER(nd_)                                                                              \
+    AG_ND_RUN(nd_, lo_, hi_, __VA_ARGS__)                                                          \
+  }
+
 /* This group's share of [0, n): one contiguous stretch. */
 #define AG_ITEMS(K, SHAPE, T1, T2, T3, ...)                                                        \
   AG_HOST_CLONES static void AG_HOST_FN(K)(const ag_host_group *grp_, void *const *args) {         \

@@ -1,0 +1,18 @@
+/* kernels_shared/layout.h - the layout family: a copy between any two layouts of one element
+   size (a transposed, sliced, flipped or broadcast view into a contiguous array, and back),
+   which src/layout.c launches for ag_copy, for views handed to kernels that take contiguous
+   arrays, and for the results they write. Built once: a copy moves bytes, whatever the dtype,
+   so there is one kernel per element size, ag_copy_nd_<bytes>. */
+
+/* out[i1] = x[i0] over a walk (kernels_shared/nd.h): operand 0 is x, operand 1 is out. */
+#define AG_SHAPE_COPY_ND(A, V, B, T1, T2, T3) A(const T1, x) A(T1, out) AG_ND_PARAMS(V)
+
+#ifndef AG_SHAPES_ONLY
+#include "dialect.h"
+
+AG_EW(ag_copy_nd_1, AG_SHAPE_COPY_ND, ag_u8, , , AG_EACH_ND, out[i1] = x[i0])
+AG_EW(ag_copy_nd_2, AG_SHAPE_COPY_ND, ag_u16, , , AG_EACH_ND, out[i1] = x[i0])
+AG_EW(ag_copy_nd_4, AG_SHAPE_COPY_ND, ag_u32, , , AG_EACH_ND, out[i1] = x[i0])
+AG_EW(ag_copy_nd_8, AG_SHAPE_COPY_ND, ag_u64, , , AG_EACH_ND, out[i1] = x[i0])
+AG_EW(ag_copy_nd_16, AG_SHAPE_COPY_ND, ag_b16, , , AG_EACH_ND, out[i1] = x[i0])
+#endif

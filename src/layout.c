@@ -1,0 +1,150 @@
+/* src/layout.c - arrays of any layout: copies between two layouts (the layout family's
+   kernels, kernels_shared/layout.h), contiguous stand-ins for views, and host reads of views. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "launch.h"
+
+/* Writes the walk (kernels_shared/nd.h) of @p nops operands of ops[0]'s shape into @p w: axes
+   of length 1 dropped, and an axis merged into the one before it wherever every operand steps
+   across both evenly, so that a contiguous operand adds no axes of its own. */
+static void walk_of(int nops, const ag_array *const *ops, uint64_t w[AG_ND_WORDS]) {
+  const ag_array *a = ops[0];
+  uint64_t shape[AG_ND_DIMS] = {0};
+  int64_t strides[AG_ND_OPS][AG_ND_DIMS] = {{0}};
+  int nd = 0;
+  for (int d = 0; d < a->ndim; d++) {
+    if (a->shape[d] == 1)
+      continue;
+    bool merge = nd > 0;
+    for (int k = 0; merge && k < nops; k++)
+      merge = strides[k][nd - 1] == (int64_t)ops[k]->strides[d] * (int64_t)a->shape[d];
+    if (merge) {
+      shape[nd - 1] *= a->shape[d];
+      for (int k = 0; k < nops; k++)
+        strides[k][nd - 1] = ops[k]->strides[d];
+      continue;
+    }
+    shape[nd] = a->shape[d];
+    for (int k = 0; k < nops; k++)
+      strides[k][nd] = ops[k]->strides[d];
+    nd++;
+  }
+  if (nd == 0) /* one element */
+    shape[nd++] = 1;
+  w[0] = (uint64_t)nd;
+  for (int d = 0; d < AG_ND_DIMS; d++) {
+    w[1 + d] = shape[d];
+    for (int k = 0; k < AG_ND_OPS; k++)
+      w[1 + AG_ND_DIMS + AG_ND_DIMS * k + d] = (uint64_t)strides[k][d];
+  }
+}
+
+ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_array *out) {
+  if (x->size == 0)
+    return AG_OK;
+  ag__kernel_id kernel;
+  switch (ag_dtype_size(x->dtype)) {
+  case 1:
+    kernel = AG_K_COPY_ND_1;
+    break;
+  case 2:
+    kernel = AG_K_COPY_ND_2;
+    break;
+  case 4:
+    kernel = AG_K_COPY_ND_4;
+    break;
+  case 8:
+    kernel = AG_K_COPY_ND_8;
+    break;
+  default:
+    kernel = AG_K_COPY_ND_16;
+    break;
+  }
+  uint64_t w[AG_ND_WORDS];
+  walk_of(2, (const ag_array *const[]){x, out}, w);
+  ag__op_arg args[2 + AG_ND_WORDS] = {
+      {.param = "x", .kind = AG__PARAM_ARRAY, .array = x},
+      {.param = "out", .kind = AG__PARAM_ARRAY, .array = out},
+  };
+  for (int k = 0; k < AG_ND_WORDS; k++)
+    args[2 + k] = (ag__op_arg){.param = "the walk", .kind = AG__PARAM_VALUE, .value = {&w[k], sizeof w[k]}};
+  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = kernel, .n = x->size};
+  return ag__launch_kernel(&l, sizeof args / sizeof args[0], args);
+}
+
+ag_status ag__stand_in(const char *fn, ag_queue *q, const ag_array *a, bool fill, ag_array **out) {
+  ag_array *c;
+  ag_status st = ag_array_create(a->dev, a->dtype, a->ndim, a->shape, &c);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  if (fill) {
+    st = ag__copy_layout(fn, q, a, c);
+    if (st != AG_OK) {
+      ag_array_free(c);
+      return st;
+    }
+  }
+  *out = c;
+  return AG_OK;
+}
+
+bool ag__self_overlapping(const ag_array *a) {
+  for (int d = 0; d < a->ndim; d++)
+    if (a->strides[d] == 0 && a->shape[d] > 1)
+      return true;
+  return false;
+}
+
+/* The lowest and highest element offsets of @p a in its buffer. */
+static void span_of(const ag_array *a, int64_t *lo, int64_t *hi) {
+  *lo = *hi = (int64_t)a->offset;
+  for (int d = 0; d < a->ndim; d++) {
+    int64_t reach = (int64_t)(a->shape[d] - 1) * a->strides[d];
+    if (reach < 0)
+      *lo += reach;
+    else
+      *hi += reach;
+  }
+}
+
+bool ag__spans_meet(const ag_array *a, const ag_array *b) {
+  if (a->store == NULL || a->store != b->store)
+    return false;
+  int64_t alo, ahi, blo, bhi;
+  span_of(a, &alo, &ahi);
+  span_of(b, &blo, &bhi);
+  return alo <= bhi && blo <= ahi;
+}
+
+ag_status ag__read_view(const char *fn, const ag_array *a, void *data) {
+  size_t es = ag_dtype_size(a->dtype);
+  int64_t lo, hi;
+  span_of(a, &lo, &hi);
+  size_t bytes = (size_t)(hi - lo + 1) * es;
+  unsigned char *span = malloc(bytes);
+  if (span == NULL)
+    return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory for the %zu bytes a view spans", fn, bytes);
+  ag_status st = ag__buffer_read_after_last(a->store->buf, (size_t)lo * es, span, bytes);
+  if (st != AG_OK) {
+    free(span);
+    return ag__prefix(st, fn);
+  }
+  /* An odometer over the axes, C order. */
+  size_t idx[AG_MAX_DIMS] = {0};
+  int64_t at = (int64_t)a->offset - lo;
+  unsigned char *dst = data;
+  for (size_t i = 0; i < a->size; i++) {
+    memcpy(dst + i * es, span + (size_t)at * es, es);
+    for (int d = a->ndim - 1; d >= 0; d--) {
+      at += a->strides[d];
+      if (++idx[d] < a->shape[d])
+        break;
+      at -= (int64_t)a->shape[d] * a->strides[d];
+      idx[d] = 0;
+    }
+  }
+  free(span);
+  return AG_OK;
+}

@@ -1,0 +1,29 @@
+/* src/layout.h - arrays of any layout (src/layout.c): copies between two layouts, contiguous
+   stand-ins for views, and host reads of views. */
+#ifndef AG_SRC_LAYOUT_H
+#define AG_SRC_LAYOUT_H
+
+#include "array.h"
+
+/* Copies @p x into @p out, of one dtype and shape and of any layouts, with the layout
+   family's kernel for the element size, enqueued on @p q. They must not share memory unless
+   they are the same view. Errors name @p fn. */
+ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_array *out);
+
+/* A new contiguous array of @p a's dtype and shape, holding a copy of @p a (enqueued on @p q)
+   when @p fill. */
+ag_status ag__stand_in(const char *fn, ag_queue *q, const ag_array *a, bool fill, ag_array **out);
+
+/* Whether two elements of @p a are one (an axis of stride 0 and length above 1: a broadcast
+   view), so that nothing may write it. */
+bool ag__self_overlapping(const ag_array *a);
+
+/* Whether the memory @p a and @p b span meets (each taken from its lowest to its highest
+   element). */
+bool ag__spans_meet(const ag_array *a, const ag_array *b);
+
+/* Copies the view @p a into @p data in C order, reading the whole span of its memory after
+   the work last enqueued on it (ag_array_to_host's rule), then gathering on the host. */
+ag_status ag__read_view(const char *fn, const ag_array *a, void *data);
+
+#endif
