@@ -2,10 +2,14 @@
    size (a transposed, sliced, flipped or broadcast view into a contiguous array, and back),
    which src/layout.c launches for ag_copy, for views handed to kernels that take contiguous
    arrays, and for the results they write. Built once: a copy moves bytes, whatever the dtype,
-   so there is one kernel per element size, ag_copy_nd_<bytes>. */
+   so there is one kernel per element size, ag_copy_nd_<bytes>, and its tiled form
+   ag_copy_tiles_<bytes>. */
 
 /* out[i1] = x[i0] over a walk (kernels_shared/nd.h): operand 0 is x, operand 1 is out. */
 #define AG_SHAPE_COPY_ND(A, V, B, T1, T2, T3) A(const T1, x) A(T1, out) AG_ND_PARAMS(V)
+/* The same copy, an item per tile of the last two axes (kernels_shared/nd.h, AG_TILE_RUN): on
+   CPU devices, for operands that step along different axes. */
+#define AG_SHAPE_COPY_TILES(A, V, B, T1, T2, T3) A(const T1, x) A(T1, out) AG_ND_PARAMS(V)
 
 #ifndef AG_SHAPES_ONLY
 #include "dialect.h"
@@ -15,4 +19,16 @@ AG_EW(ag_copy_nd_2, AG_SHAPE_COPY_ND, ag_u16, , , AG_EACH_ND, out[i1] = x[i0])
 AG_EW(ag_copy_nd_4, AG_SHAPE_COPY_ND, ag_u32, , , AG_EACH_ND, out[i1] = x[i0])
 AG_EW(ag_copy_nd_8, AG_SHAPE_COPY_ND, ag_u64, , , AG_EACH_ND, out[i1] = x[i0])
 AG_EW(ag_copy_nd_16, AG_SHAPE_COPY_ND, ag_b16, , , AG_EACH_ND, out[i1] = x[i0])
+
+#define AG_COPY_TILES(K, T)                                                                        \
+  AG_ITEMS(K, AG_SHAPE_COPY_TILES, T, , , {                                                        \
+    AG_ND_GATHER(nd_)                                                                              \
+    AG_TILE_RUN(nd_, i, out[i1] = x[i0])                                                           \
+  })
+AG_COPY_TILES(ag_copy_tiles_1, ag_u8)
+AG_COPY_TILES(ag_copy_tiles_2, ag_u16)
+AG_COPY_TILES(ag_copy_tiles_4, ag_u32)
+AG_COPY_TILES(ag_copy_tiles_8, ag_u64)
+AG_COPY_TILES(ag_copy_tiles_16, ag_b16)
+#undef AG_COPY_TILES
 #endif

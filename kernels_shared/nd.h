@@ -89,4 +89,43 @@
     }                                                                                              \
   }
 
+/* The same walk cut into tiles of AG_TILE x AG_TILE elements of its last two axes (ndim 2 or
+   more), for copies whose operands step along different axes (a transpose): item ITEM runs one
+   tile, row by row, so that the lines of both operands it touches stay in the cache while it
+   does. Items count the tiles of each position of the axes before the last two, those last.
+   16: a 4096 x 4096 float32 transpose on the host ran at 8.6 GB/s, against 6.6 with 32 and 6.1
+   with 64. */
+#define AG_TILE 16
+#define AG_TILE_RUN(ND, ITEM, ...)                                                                 \
+  {                                                                                                \
+    const int l_ = AG_ND_NDIM(ND) - 1;                                                             \
+    const ag_u64 rows_ = AG_ND_SHAPE(ND, l_ - 1), cols_ = AG_ND_SHAPE(ND, l_);                     \
+    const ag_u64 tr_n_ = (rows_ + AG_TILE - 1) / AG_TILE, tc_n_ = (cols_ + AG_TILE - 1) / AG_TILE; \
+    ag_u64 t_ = (ITEM);                                                                            \
+    const ag_u64 tc_ = t_ % tc_n_;                                                                 \
+    t_ /= tc_n_;                                                                                   \
+    const ag_u64 tr_ = t_ % tr_n_;                                                                 \
+    t_ /= tr_n_;                                                                                   \
+    ag_i64 b0_ = 0, b1_ = 0;                                                                       \
+    for (int d_ = l_ - 2; d_ >= 0; d_--) {                                                         \
+      const ag_u64 q_ = t_ / AG_ND_SHAPE(ND, d_);                                                  \
+      const ag_u64 at_ = t_ - q_ * AG_ND_SHAPE(ND, d_);                                            \
+      t_ = q_;                                                                                     \
+      b0_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 0, d_);                                                \
+      b1_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 1, d_);                                                \
+    }                                                                                              \
+    const ag_i64 r0_ = AG_ND_STRIDE(ND, 0, l_ - 1), c0_ = AG_ND_STRIDE(ND, 0, l_);                 \
+    const ag_i64 r1_ = AG_ND_STRIDE(ND, 1, l_ - 1), c1_ = AG_ND_STRIDE(ND, 1, l_);                 \
+    const ag_u64 rlo_ = tr_ * AG_TILE, clo_ = tc_ * AG_TILE;                                       \
+    const ag_u64 rhi_ = rows_ - rlo_ < AG_TILE ? rows_ : rlo_ + AG_TILE;                           \
+    const ag_u64 chi_ = cols_ - clo_ < AG_TILE ? cols_ : clo_ + AG_TILE;                           \
+    for (ag_u64 r_ = rlo_; r_ < rhi_; r_++) {                                                      \
+      for (ag_u64 c_ = clo_; c_ < chi_; c_++) {                                                    \
+        const ag_i64 i0 = b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_;                               \
+        const ag_i64 i1 = b1_ + (ag_i64)r_ * r1_ + (ag_i64)c_ * c1_;                               \
+        __VA_ARGS__;                                                                               \
+      }                                                                                            \
+    }                                                                                              \
+  }
+
 #endif

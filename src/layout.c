@@ -41,27 +41,31 @@ static void walk_of(int nops, const ag_array *const *ops, uint64_t w[AG_ND_WORDS
   }
 }
 
+/* Whether the walk @p w copies between operands that step along different axes (one of them
+   far along its last): then, on CPU devices, a tile at a time keeps both sides' lines in the
+   cache (a 4096 x 4096 float32 transpose ran at 6 % of the copy bandwidth element by element). */
+static bool tiled(const ag_device *dev, const uint64_t w[AG_ND_WORDS]) {
+  int nd = (int)w[0];
+  if (dev->traits.launch == AG__LAUNCH_GRID || nd < 2)
+    return false;
+  for (int k = 0; k < 2; k++) {
+    int64_t s = (int64_t)w[1 + AG_ND_DIMS + AG_ND_DIMS * k + nd - 1];
+    if (s > 1 || s < -1)
+      return w[nd] >= AG_TILE / 2 && w[nd - 1] >= AG_TILE / 2;
+  }
+  return false;
+}
+
 ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_array *out) {
   if (x->size == 0)
     return AG_OK;
-  ag__kernel_id kernel;
-  switch (ag_dtype_size(x->dtype)) {
-  case 1:
-    kernel = AG_K_COPY_ND_1;
-    break;
-  case 2:
-    kernel = AG_K_COPY_ND_2;
-    break;
-  case 4:
-    kernel = AG_K_COPY_ND_4;
-    break;
-  case 8:
-    kernel = AG_K_COPY_ND_8;
-    break;
-  default:
-    kernel = AG_K_COPY_ND_16;
-    break;
-  }
+  /* By element size: ag_copy_nd_1 .. _16 and ag_copy_tiles_1 .. _16. */
+  static const ag__kernel_id walks[] = {AG_K_COPY_ND_1, AG_K_COPY_ND_2, AG_K_COPY_ND_4, AG_K_COPY_ND_8,
+                                        AG_K_COPY_ND_16};
+  static const ag__kernel_id tiles[] = {AG_K_COPY_TILES_1, AG_K_COPY_TILES_2, AG_K_COPY_TILES_4,
+                                        AG_K_COPY_TILES_8, AG_K_COPY_TILES_16};
+  size_t es = ag_dtype_size(x->dtype);
+  int which = es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : es == 8 ? 3 : 4;
   uint64_t w[AG_ND_WORDS];
   walk_of(2, (const ag_array *const[]){x, out}, w);
   ag__op_arg args[2 + AG_ND_WORDS] = {
@@ -70,7 +74,15 @@ ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_arr
   };
   for (int k = 0; k < AG_ND_WORDS; k++)
     args[2 + k] = (ag__op_arg){.param = "the walk", .kind = AG__PARAM_VALUE, .value = {&w[k], sizeof w[k]}};
-  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = kernel, .n = x->size};
+  ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = walks[which], .n = x->size};
+  if (tiled(x->dev, w)) {
+    int nd = (int)w[0];
+    uint64_t items = ((w[nd - 1] + AG_TILE - 1) / AG_TILE) * ((w[nd] + AG_TILE - 1) / AG_TILE);
+    for (int d = 0; d < nd - 2; d++)
+      items *= w[1 + d];
+    l.kernel = tiles[which];
+    l.n = items;
+  }
   return ag__launch_kernel(&l, sizeof args / sizeof args[0], args);
 }
 

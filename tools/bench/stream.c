@@ -34,22 +34,28 @@ enum {
   K_BUFFER_COPY,
   K_MUL,
   K_ADD,
+  K_ADD_T,
   K_TRIAD,
   K_DOT,
   K_SUM,
+  K_SUM_AXES,
   K_SQRT,
   K_COUNT,
 };
 
 static const struct kernel_def {
   const char *name;
-  int elements;    /* elements moved per index, as BabelStream counts them */
+  double elements; /* elements moved per index of N, as BabelStream counts them */
   bool selectable; /* a name for --only, with a peer */
 } kernels[K_COUNT] = {
     [K_COPY] = {"copy", 2, true},   [K_BUFFER_COPY] = {"buffer-copy", 2, false},
     [K_MUL] = {"mul", 2, true},     [K_ADD] = {"add", 3, true},
+    /* Strided operands, on the first N/2 elements: c = a + b.T as 4096 x 4096 matrices (3 x
+       N/2 elements moved), and the sum over axes 0 and 2 of a as 256 x 256 x 256 (N/2 read). */
+    [K_ADD_T] = {"add-transposed", 1.5, true},
     [K_TRIAD] = {"triad", 3, true}, [K_DOT] = {"dot", 2, true},
-    [K_SUM] = {"sum", 1, true},     [K_SQRT] = {"sqrt", 2, true},
+    [K_SUM] = {"sum", 1, true},     [K_SUM_AXES] = {"sum-axes", 0.5, true},
+    [K_SQRT] = {"sqrt", 2, true},
 };
 
 /* Copy and buffer-copy always run: they give the limit the other rows are a percentage of. */
@@ -64,8 +70,9 @@ typedef struct stream {
   size_t n;
   ag_queue *q;
   ag_array *a, *b, *c, *dot, *sum;
+  ag_array *a2, *bt2, *c2, *a3, *sax; /* add-transposed's and sum-axes' views, sum-axes' result */
   void *host; /* n elements, for checking */
-  double ea, eb, ec, edot, esum;
+  double ea, eb, ec, edot, esum, esax;
 } stream;
 
 static double round_to(ag_dtype t, double x) { return t == AG_F32 ? (double)(float)x : x; }
@@ -85,6 +92,10 @@ static ag_status launch(void *ctx, int k) {
     return ag_mul_scalar(s->q, s->c, SCALAR, s->b);
   case K_ADD:
     return ag_add(s->q, s->a, s->b, s->c);
+  case K_ADD_T:
+    return ag_add(s->q, s->a2, s->bt2, s->c2);
+  case K_SUM_AXES:
+    return ag_sum_axes(s->q, s->a3, 2, (const int[]){0, 2}, s->sax);
   case K_TRIAD:
     return ag_axpby(s->q, SCALAR, s->c, 1.0, s->b, s->a);
   case K_DOT:
@@ -110,7 +121,11 @@ static void model(stream *s, int k) {
     s->eb = round_to(s->t, sc * s->ec);
     break;
   case K_ADD:
+  case K_ADD_T: /* on half of c, which add (always run before it) set to the same value */
     s->ec = round_to(s->t, s->ea + s->eb);
+    break;
+  case K_SUM_AXES:
+    s->esax = 65536.0 * s->ea;
     break;
   case K_TRIAD:
     s->ea = round_to(s->t, s->eb + round_to(s->t, sc * s->ec));
@@ -187,6 +202,23 @@ static int check_scalar(stream *s, const ag_array *x, double want, const char *w
   return 0;
 }
 
+/* Checks sum-axes' 256 results against the model. */
+static int check_sums(stream *s, const char *what, bool strict) {
+  double got[256];
+  float f[256];
+  if (ag_array_to_host(s->sax, s->t == AG_F32 ? (void *)f : (void *)got, 256 * ag_dtype_size(s->t)) != AG_OK)
+    return fail(what);
+  for (int i = 0; i < 256; i++) {
+    double v = s->t == AG_F32 ? (double)f[i] : got[i];
+    if (!(fabs(v - s->esax) <= tolerance(s->t, true, strict) * fabs(s->esax))) {
+      fprintf(stderr, "anygpu-bench: %s (%s): result %d is %.17g, expected %.17g\n", what, ag_dtype_name(s->t), i, v,
+              s->esax);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* Checks the output of kernel @p k, just run, against the model. */
 static int check_kernel(stream *s, int k) {
   const char *name = kernels[k].name;
@@ -199,6 +231,8 @@ static int check_kernel(stream *s, int k) {
     return check_scalar(s, s->dot, s->edot, name, true);
   case K_SUM:
     return check_scalar(s, s->sum, s->esum, name, true);
+  case K_SUM_AXES:
+    return check_sums(s, name, true);
   default: /* copy, buffer-copy, add, sqrt */
     return check_array(s, s->c, s->ec, name, true);
   }
@@ -253,6 +287,19 @@ int stream_child(const char *spec, const char *dtype_name, const char *mask_arg)
       ag_array_create(dev, s.t, 1, shape, &s.b) != AG_OK || ag_array_create(dev, s.t, 1, shape, &s.c) != AG_OK ||
       ag_array_create(dev, s.t, 1, one, &s.dot) != AG_OK || ag_array_create(dev, s.t, 1, one, &s.sum) != AG_OK)
     rc = fail("allocating the arrays");
+  /* The strided rows' views over the first n/2 elements, and sum-axes' result. */
+  ag_array *ha = NULL, *hb = NULL, *hc = NULL, *b2 = NULL;
+  const size_t sq[2] = {4096, 4096}, cube[3] = {256, 256, 256}, n256 = 256;
+  if (rc == 0 && (ag_array_slice(s.a, 0, s.n / 2, &ha) != AG_OK || ag_array_slice(s.b, 0, s.n / 2, &hb) != AG_OK ||
+                  ag_array_slice(s.c, 0, s.n / 2, &hc) != AG_OK || ag_array_reshape(ha, 2, sq, &s.a2) != AG_OK ||
+                  ag_array_reshape(hb, 2, sq, &b2) != AG_OK || ag_array_transpose(b2, &s.bt2) != AG_OK ||
+                  ag_array_reshape(hc, 2, sq, &s.c2) != AG_OK || ag_array_reshape(ha, 3, cube, &s.a3) != AG_OK ||
+                  ag_array_create(dev, s.t, 1, &n256, &s.sax) != AG_OK))
+    rc = fail("making the strided views");
+  ag_array_free(ha);
+  ag_array_free(hb);
+  ag_array_free(hc);
+  ag_array_free(b2);
   if (rc == 0 && (s.host = malloc(s.n * ag_dtype_size(s.t))) == NULL) {
     fprintf(stderr, "anygpu-bench: out of host memory for checking the results\n");
     rc = 1;
@@ -294,10 +341,16 @@ int stream_child(const char *spec, const char *dtype_name, const char *mask_arg)
     rc = check_array(&s, s.a, s.ea, "the final a", false) || check_array(&s, s.b, s.eb, "the final b", false) ||
          check_array(&s, s.c, s.ec, "the final c", false) ||
          ((mask & (1u << K_DOT)) && check_scalar(&s, s.dot, s.edot, "the last dot", false)) ||
-         ((mask & (1u << K_SUM)) && check_scalar(&s, s.sum, s.esum, "the last sum", false));
+         ((mask & (1u << K_SUM)) && check_scalar(&s, s.sum, s.esum, "the last sum", false)) ||
+         ((mask & (1u << K_SUM_AXES)) && check_sums(&s, "the last sum-axes", false));
   if (rc == 0)
     printf("ok\n");
   free(s.host);
+  ag_array_free(s.sax);
+  ag_array_free(s.a3);
+  ag_array_free(s.c2);
+  ag_array_free(s.bt2);
+  ag_array_free(s.a2);
   ag_array_free(s.sum);
   ag_array_free(s.dot);
   ag_array_free(s.c);
@@ -308,13 +361,14 @@ int stream_child(const char *spec, const char *dtype_name, const char *mask_arg)
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
-/* The kernels --only @p only names (NULL: every kernel): one kernel, with copy and buffer-copy;
-   0 for a name that is not a kernel's. */
+/* The kernels --only @p only names (NULL: every kernel): one kernel, with copy and buffer-copy
+   (and add before add-transposed, which writes half of c and leaves the rest as add did); 0 for
+   a name that is not a kernel's. */
 unsigned stream_mask(const char *only) {
   unsigned mask = only == NULL ? ALL_MASK : 0;
   for (int k = 0; k < K_COUNT && only != NULL; k++)
     if (kernels[k].selectable && strcmp(only, kernels[k].name) == 0)
-      mask = ALWAYS_MASK | (1u << k);
+      mask = ALWAYS_MASK | (1u << k) | (k == K_ADD_T ? 1u << K_ADD : 0);
   return mask;
 }
 
@@ -442,7 +496,7 @@ int stream_device(const char *self, const device_entry *d, bool f32, unsigned ma
       printf("; %d rounds", rounds);
     char peer_head[32];
     snprintf(peer_head, sizeof peer_head, "%s GB/s", peer_name[0] ? peer_name : "peer");
-    printf("\n  %-12s %9s %11s %12s %8s\n", "kernel", "GB/s", "% of limit", peer_head, "ratio");
+    printf("\n  %-14s %9s %11s %12s %8s\n", "kernel", "GB/s", "% of limit", peer_head, "ratio");
   }
   for (int i = 0; i < count; i++) {
     int k = order[i];
@@ -465,7 +519,7 @@ int stream_device(const char *self, const device_entry *d, bool f32, unsigned ma
     } else if (dash) {
       snprintf(pv, sizeof pv, "-");
     }
-    printf("  %-12s %9.1f %10.1f%% %12s %8s\n", kernels[k].name, gbs[k], 100.0 * gbs[k] / limit, pv, ratio);
+    printf("  %-14s %9.1f %10.1f%% %12s %8s\n", kernels[k].name, gbs[k], 100.0 * gbs[k] / limit, pv, ratio);
   }
   return 0;
 }
@@ -474,14 +528,16 @@ int stream_device(const char *self, const device_entry *d, bool f32, unsigned ma
 void stream_footer(const totals *tot) {
   if (tot->any_stream)
     printf("\nGB/s: bytes moved as BabelStream counts them (copy, buffer-copy, mul, dot, sqrt 2N elements;\n"
-           "  add, triad 3N; sum N; GB = 1e9 bytes) over the kernel's best time in %d rounds, each\n"
+           "  add, triad 3N; sum N; add-transposed 1.5N; sum-axes N/2; GB = 1e9 bytes) over the kernel's best time in %d rounds, each\n"
            "  running every kernel once in the order shown, each timed on the device with\n"
            "  ag_event_record/ag_event_elapsed_ms (with the host clock around ag_queue_finish where\n"
            "  the driver gives no timestamps, as stderr then says); one checked round and %d warm-up\n"
            "  round go first.\n"
            "  copy ag_copy (c = a); buffer-copy ag_buffer_copy of the same bytes; mul ag_mul_scalar\n"
            "  (b = s*c); add ag_add (c = a + b); triad ag_axpby (a = b + s*c, one pass); dot ag_dot;\n"
-           "  sum ag_sum; sqrt ag_sqrt (c = sqrt(a)). Each kernel's output is checked in the first\n"
+           "  sum ag_sum; sqrt ag_sqrt (c = sqrt(a)); add-transposed ag_add of a and b.T as 4096 x 4096\n"
+           "  views of their first N/2 elements into c's; sum-axes ag_sum_axes over axes 0 and 2 of a's\n"
+           "  first N/2 elements as 256 x 256 x 256. Each kernel's output is checked in the first\n"
            "  round, and the arrays after the last, against values computed on the host.\n"
            "%% of limit: of the device's copy bandwidth measured in this run, the better of the copy\n"
            "  and buffer-copy rows.\n",
@@ -492,7 +548,8 @@ void stream_footer(const totals *tot) {
            "  time.perf_counter (CuPy: CUDA events), bytes counted as above.\n"
            "  copy c[:] = a (np.copyto), mul np.multiply(c, s, out=b), add np.add(a, b, out=c),\n"
            "  triad a[:] = b + s*c (numpy's way: two passes and a temporary), dot np.dot(a, b),\n"
-           "  sum a.sum(), sqrt np.sqrt(a, out=c). \"-\" where the peer has no figure.\n");
+           "  sum a.sum(), sqrt np.sqrt(a, out=c), add-transposed np.add(a2, b2.T, out=c2), sum-axes\n"
+           "  a3.sum(axis=(0, 2)) on the same views. \"-\" where the peer has no figure.\n");
 }
 
 /* The footer's last line, under the legend of every table. */
