@@ -884,6 +884,22 @@ def _getitem(a, key):
     with any step, negative too; None, a new axis of length 1; one Ellipsis), through
     ag_array_view. Boolean and integer-array indices are refused."""
     keys = key if isinstance(key, tuple) else (key,)
+    # The axis each key meets, so that an integer out of range is numpy's IndexError, with
+    # numpy's words, before C sees it.
+    axed = [k for k in keys if k is not None and k is not Ellipsis]
+    if len(axed) > a.ndim:
+        raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: %d indices for %d dimensions" % (len(axed), a.ndim))
+    axis = 0
+    for k in keys:
+        if k is Ellipsis:
+            axis += a.ndim - len(axed)
+        elif isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, (bool, numpy.bool_)):
+            n = a.shape[axis]
+            if not -n <= int(k) < n:
+                raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: index %d is out of range for length %d" % (k, n))
+            axis += 1
+        elif k is not None:
+            axis += 1
     idx = (_Index * builtins.max(len(keys), 1))()
     for n, k in enumerate(keys):
         if isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, (bool, numpy.bool_)):

@@ -182,19 +182,25 @@ def test_anygpu_round_trip_shares(dev):
 
 # ---- what is refused ---------------------------------------------------------------------
 
-def test_transposed_refused_and_asarray_copies(dev):
-    x = numpy.arange(6, dtype="float32").reshape(2, 3)
-    with pytest.raises(anygpu.UnsupportedError, match="row-major"):
-        anygpu.from_dlpack(x.T)
-    sources = [x.T]
+def test_transposed_tensors_are_shared_with_their_strides(dev):
+    """A transposed or sliced tensor comes in as a view with its strides, sharing memory (numpy
+    and torch on the CPU: the host device); asarray to another device copies it."""
+    x = numpy.arange(12, dtype="float32").reshape(3, 4)
+    sources = [x.T, x[:, 1::2]]
     if torch is not None:
-        with pytest.raises(anygpu.UnsupportedError, match="row-major"):
-            anygpu.from_dlpack(torch.tensor(x).T)
-        sources.append(torch.tensor(x).T)
+        t = torch.tensor(x)
+        sources += [t.T, t[:, 1::2]]
     for src in sources:
+        want = numpy.asarray(src)
+        shared = anygpu.from_dlpack(src)
+        assert shared.shape == want.shape and shared.strides == want.strides
+        numpy.testing.assert_array_equal(shared.to_host(), want)
         a = anygpu.asarray(src, device=dev)
         assert a.device == dev
-        numpy.testing.assert_array_equal(a.to_host(), x.T)
+        numpy.testing.assert_array_equal(a.to_host(), want)
+    view = anygpu.from_dlpack(x.T)
+    x[0, 1] = 100  # the same memory
+    assert view.to_host()[1, 0] == 100
 
 
 @pytest.mark.parametrize("make", ["numpy-int64", "torch-int64", "numpy-bool", "torch-bool"])

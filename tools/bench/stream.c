@@ -528,8 +528,9 @@ int stream_device(const char *self, const device_entry *d, bool f32, unsigned ma
 void stream_footer(const totals *tot) {
   if (tot->any_stream)
     printf("\nGB/s: bytes moved as BabelStream counts them (copy, buffer-copy, mul, dot, sqrt 2N elements;\n"
-           "  add, triad 3N; sum N; add-transposed 1.5N; sum-axes N/2; GB = 1e9 bytes) over the kernel's best time in %d rounds, each\n"
-           "  running every kernel once in the order shown, each timed on the device with\n"
+           "  add, triad 3N; sum N; add-transposed 1.5N; sum-axes N/2; GB = 1e9 bytes) over the\n"
+           "  kernel's best time in %d rounds, each running every kernel once in the order shown,\n"
+           "  each timed on the device with\n"
            "  ag_event_record/ag_event_elapsed_ms (with the host clock around ag_queue_finish where\n"
            "  the driver gives no timestamps, as stderr then says); one checked round and %d warm-up\n"
            "  round go first.\n"
