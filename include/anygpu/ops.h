@@ -75,9 +75,9 @@ typedef enum ag_binary_op {
   AG_OP_MAXIMUM, /* real dtypes; NaN if either is NaN */
 } ag_binary_op;
 
-/** out = a op b. a, b and out have one dtype. Shapes: equal, or one operand's shape is the
-    trailing part of the other's (shape {3} with shape {2, 3}: a bias added to every row), and
-    out has the larger shape. */
+/** out = a op b. a, b and out have one dtype. Shapes broadcast as numpy's ({3, 1} with {1, 4}
+    into {3, 4}; a bias {3} added to every row of {2, 3}), and out has the broadcast shape.
+    Any operand may be a view (array.h; docs/arrays.md says what a view costs). */
 AG_API ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_array *b,
                            ag_array *out);
 
@@ -127,7 +127,7 @@ typedef enum ag_compare_op {
 } ag_compare_op;
 
 /** out = (a op b) ? 1 : 0. a and b have one dtype and shapes as ag_binary()'s; out is u8 of
-    the larger shape. IEEE 754 as C and numpy: a NaN compares false, except with AG_CMP_NE.
+    the broadcast shape. IEEE 754 as C and numpy: a NaN compares false, except with AG_CMP_NE.
     @return AG_ERR_UNSUPPORTED for LT, LE, GT, GE on complex dtypes; AG_ERR_MISMATCH for
             dtypes or shapes that do not fit; AG_ERR_INVALID_ARGUMENT for NULL, an op outside
             the enum, or out not u8. */
@@ -143,8 +143,8 @@ AG_API ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, co
 AG_API ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, double re,
                                    double im, bool scalar_first, ag_array *out);
 
-/** out = cond != 0 ? a : b. cond is a u8 array of out's shape; a and b have out's dtype and
-    shape. */
+/** out = cond != 0 ? a : b. cond is u8; a and b have out's dtype; each of the three broadcasts
+    to out's shape as numpy.where's operands do. */
 AG_API ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a,
                           const ag_array *b, ag_array *out);
 

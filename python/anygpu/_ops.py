@@ -294,8 +294,8 @@ def _make(name, public=None):
     else:
         def f(a, b, out=None):
             return _binary_op(name, a, b, out)
-        doc = ("Elementwise %s(a, b) of Arrays and scalars, as numpy.%s; one operand may have the trailing part "
-               "of the other's shape." + (" The result is a uint8 mask (1 true)." if name in COMPARE else ""))
+        doc = ("Elementwise %s(a, b) of Arrays and scalars, as numpy.%s, broadcasting any shapes "
+               "as numpy does." + (" The result is a uint8 mask (1 true)." if name in COMPARE else ""))
     named(f, public or name)
     f.__doc__ = doc % (public or name, public or name)
     return f
