@@ -789,9 +789,8 @@ ag_status ag_copy(ag_queue *q, const ag_array *x, ag_array *out) {
               memcmp(x->strides, out->strides, sizeof x->strides) == 0;
   if (same)
     return AG_OK;
-  if (ag__self_overlapping(out))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is a broadcast view, whose elements repeat: it cannot be "
-                     "written", fn);
+  if ((st = ag__check_writable(fn, "out", out)) != AG_OK)
+    return st;
   if (!x->contiguous || !out->contiguous) {
     if (!ag__spans_meet(x, out))
       return ag__copy_layout(fn, q, x, out);
@@ -828,9 +827,8 @@ static ag_status fill(const char *fn, ag_queue *q, ag_array *a, double re, doubl
     return st;
   if (!a->contiguous) {
     /* A view: filled through a contiguous array of its shape. */
-    if (ag__self_overlapping(a))
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: a is a broadcast view, whose elements repeat: it cannot be "
-                       "written", fn);
+    if ((st = ag__check_writable(fn, "a", a)) != AG_OK)
+      return st;
     ag_array *tmp;
     if ((st = ag__stand_in(fn, q, a, false, &tmp)) != AG_OK)
       return st;

@@ -186,6 +186,24 @@ static bool broadcasts_to(const ag_array *a, const ag_array *b, const ag_array *
   return true;
 }
 
+/* @p x (argument @p name of @p fn), or when its shape is not out's, a view of it broadcast to
+   out's shape in *view (which the caller frees). */
+static ag_status broadcast_to_out(const char *fn, const char *name, const ag_array **x, const ag_array *out,
+                                  ag_array **view) {
+  *view = NULL;
+  if (ag__check_same_shape(fn, name, *x, "out", out) == AG_OK)
+    return AG_OK;
+  if (ag_array_broadcast_to(*x, out->ndim, out->shape, view) != AG_OK) {
+    char sx[128], so[128];
+    ag__shape_text((*x)->ndim, (*x)->shape, sx, sizeof sx);
+    ag__shape_text(out->ndim, out->shape, so, sizeof so);
+    return ag__error(AG_ERR_MISMATCH, "%s: %s has shape %s, which does not broadcast to out's shape %s", fn, name, sx,
+                     so);
+  }
+  *x = *view;
+  return AG_OK;
+}
+
 /* The operands of a binary operation into @p out, broadcast as numpy does. The kernel form
    for a's and b's shapes: SAME when they are equal, BB when b's is the trailing part of a's (b
    repeated over a's leading axes, without a copy), BA for the reverse. Any other pair of
@@ -204,21 +222,14 @@ static ag_status broadcast_operands(const char *fn, const ag_array **a, const ag
       *form = BA;
       big = *b;
     } else if (broadcasts_to(*a, *b, out)) {
-      ag_status st = ag__check_same_shape(fn, "a", *a, "out", out) == AG_OK
-                         ? AG_OK
-                         : ag_array_broadcast_to(*a, out->ndim, out->shape, va);
-      if (st == AG_OK && ag__check_same_shape(fn, "b", *b, "out", out) != AG_OK)
-        st = ag_array_broadcast_to(*b, out->ndim, out->shape, vb);
+      ag_status st = broadcast_to_out(fn, "a", a, out, va);
+      if (st == AG_OK)
+        st = broadcast_to_out(fn, "b", b, out, vb);
       if (st != AG_OK) {
         ag_array_free(*va);
         *va = NULL;
-        return ag__prefix(st, fn);
       }
-      if (*va != NULL)
-        *a = *va;
-      if (*vb != NULL)
-        *b = *vb;
-      return AG_OK;
+      return st;
     } else {
       char sa[128], sb[128], so[128];
       ag__shape_text((*a)->ndim, (*a)->shape, sa, sizeof sa);
@@ -405,24 +416,6 @@ ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_arra
   size_t es = ag_dtype_size(x->dtype);
   ag__launch launch = ew(fn, q, x, AG_K_CLAMP, x->size);
   return AG__LAUNCH(launch_clamp, &launch, .x = x, .lo = {l, es}, .hi = {h, es}, .out = out);
-}
-
-/* @p x (argument @p name of @p fn), or when its shape is not out's, a view of it broadcast to
-   out's shape in *view (which the caller frees). */
-static ag_status broadcast_to_out(const char *fn, const char *name, const ag_array **x, const ag_array *out,
-                                  ag_array **view) {
-  *view = NULL;
-  if (ag__check_same_shape(fn, name, *x, "out", out) == AG_OK)
-    return AG_OK;
-  if (ag_array_broadcast_to(*x, out->ndim, out->shape, view) != AG_OK) {
-    char sx[128], so[128];
-    ag__shape_text((*x)->ndim, (*x)->shape, sx, sizeof sx);
-    ag__shape_text(out->ndim, out->shape, so, sizeof so);
-    return ag__error(AG_ERR_MISMATCH, "%s: %s has shape %s, which does not broadcast to out's shape %s", fn, name, sx,
-                     so);
-  }
-  *x = *view;
-  return AG_OK;
 }
 
 ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const ag_array *b, ag_array *out) {

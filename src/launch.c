@@ -179,26 +179,35 @@ static ag_status check_args(const ag__launch *l, const ag__kernel_info *info, si
    write it (its parameter is not const). The elementwise family writes its outs whole without
    reading them, so their stand-ins are not copied in; the layout family's kernels take views
    as they are. */
-static ag_status stage_views(const ag__launch *l, ag_queue *q, const ag__kernel_info *info, size_t nargs,
-                             const ag__op_arg *args, ag__op_arg *staged, ag_array **stand, bool *any) {
-  *any = false;
+static bool has_view(const ag__kernel_info *info, size_t nargs, const ag__op_arg *args) {
   if (info->family == AG__FAMILY_layout)
-    return AG_OK;
+    return false;
+  for (size_t i = 0; i < nargs; i++)
+    if (args[i].kind == AG__PARAM_ARRAY && !args[i].array->contiguous)
+      return true;
+  return false;
+}
+
+/* @p args into @p staged, each view replaced by its stand-in, kept in stand[i] (NULL elsewhere). */
+static ag_status stage_views(const ag__launch *l, ag_queue *q, const ag__kernel_info *info, size_t nargs,
+                             const ag__op_arg *args, ag__op_arg *staged, ag_array **stand) {
   for (size_t i = 0; i < nargs; i++) {
     staged[i] = args[i];
+    stand[i] = NULL;
+  }
+  for (size_t i = 0; i < nargs; i++) {
     const ag_array *a = args[i].kind == AG__PARAM_ARRAY ? args[i].array : NULL;
     if (a == NULL || a->contiguous)
       continue;
     bool written = (info->writes >> i) & 1;
-    if (written && ag__self_overlapping(a))
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is a broadcast view, whose elements repeat: it cannot be "
-                       "written", l->fn, args[i].param);
+    ag_status st = written ? ag__check_writable(l->fn, args[i].param, a) : AG_OK;
+    if (st != AG_OK)
+      return st;
     bool fill = !written || info->family != AG__FAMILY_elementwise;
-    ag_status st = ag__stand_in(l->fn, q, a, fill, &stand[i]);
+    st = ag__stand_in(l->fn, q, a, fill, &stand[i]);
     if (st != AG_OK)
       return st;
     staged[i].array = stand[i];
-    *any = true;
   }
   return AG_OK;
 }
@@ -265,12 +274,14 @@ ag_status ag__launch_kernel(const ag__launch *l, size_t nargs, const ag__op_arg 
   st = check_args(l, info, nargs, args);
   if (st != AG_OK)
     return st;
+  /* Contiguous arguments, the common case, go straight to the launch. */
+  if (!has_view(info, nargs, args))
+    return launch_staged(l, q, k, info, nargs, args);
   ag__op_arg staged[AG__KERNEL_ARGS_MAX];
-  ag_array *stand[AG__KERNEL_ARGS_MAX] = {NULL};
-  bool any;
-  st = stage_views(l, q, info, nargs, args, staged, stand, &any);
+  ag_array *stand[AG__KERNEL_ARGS_MAX];
+  st = stage_views(l, q, info, nargs, args, staged, stand);
   if (st == AG_OK)
-    st = launch_staged(l, q, k, info, nargs, any ? staged : args);
+    st = launch_staged(l, q, k, info, nargs, staged);
   for (size_t i = 0; i < nargs; i++) {
     if (stand[i] == NULL)
       continue;

@@ -102,11 +102,12 @@ ag_status ag__stand_in(const char *fn, ag_queue *q, const ag_array *a, bool fill
   return AG_OK;
 }
 
-bool ag__self_overlapping(const ag_array *a) {
+ag_status ag__check_writable(const char *fn, const char *name, const ag_array *a) {
   for (int d = 0; d < a->ndim; d++)
     if (a->strides[d] == 0 && a->shape[d] > 1)
-      return true;
-  return false;
+      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is a broadcast view, whose elements repeat: it cannot be "
+                       "written", fn, name);
+  return AG_OK;
 }
 
 /* The lowest and highest element offsets of @p a in its buffer. */
@@ -143,20 +144,19 @@ ag_status ag__read_view(const char *fn, const ag_array *a, void *data) {
     free(span);
     return ag__prefix(st, fn);
   }
-  /* An odometer over the axes, C order. */
-  size_t idx[AG_MAX_DIMS] = {0};
-  int64_t at = (int64_t)a->offset - lo;
-  unsigned char *dst = data;
-  for (size_t i = 0; i < a->size; i++) {
-    memcpy(dst + i * es, span + (size_t)at * es, es);
-    for (int d = a->ndim - 1; d >= 0; d--) {
-      at += a->strides[d];
-      if (++idx[d] < a->shape[d])
-        break;
-      at -= (int64_t)a->shape[d] * a->strides[d];
-      idx[d] = 0;
-    }
+  /* The kernels' own walk (kernels_shared/nd.h), run here on the host: a into a dense copy of
+     its shape, rows of elements back to back copied in one stretch. */
+  ag_array dense = *a;
+  ptrdiff_t step = 1;
+  for (int d = a->ndim - 1; d >= 0; d--) {
+    dense.strides[d] = step;
+    step *= (ptrdiff_t)a->shape[d];
   }
+  uint64_t w[AG_ND_WORDS];
+  walk_of(2, (const ag_array *const[]){a, &dense}, w);
+  const unsigned char *src = span + ((int64_t)a->offset - lo) * (int64_t)es;
+  unsigned char *dst = data;
+  AG_ND_RUN(w, 0, (uint64_t)a->size, memcpy(dst + i1 * (int64_t)es, src + i0 * (int64_t)es, es))
   free(span);
   return AG_OK;
 }

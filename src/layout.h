@@ -14,9 +14,9 @@ ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_arr
    when @p fill. */
 ag_status ag__stand_in(const char *fn, ag_queue *q, const ag_array *a, bool fill, ag_array **out);
 
-/* Whether two elements of @p a are one (an axis of stride 0 and length above 1: a broadcast
-   view), so that nothing may write it. */
-bool ag__self_overlapping(const ag_array *a);
+/* AG_ERR_INVALID_ARGUMENT, naming argument @p name of @p fn, when two elements of @p a are one
+   (an axis of stride 0 and length above 1: a broadcast view), which nothing may write. */
+ag_status ag__check_writable(const char *fn, const char *name, const ag_array *a);
 
 /* Whether the memory @p a and @p b span meets (each taken from its lowest to its highest
    element). */

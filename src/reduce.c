@@ -258,9 +258,8 @@ static ag_status reduce(red_op op, ag_queue *q, const ag_array *x, const ag_arra
     return st;
   if (x->contiguous && (y == NULL || y->contiguous) && out->contiguous)
     return reduce_contiguous(op, q, x, y, axis, out);
-  if (ag__self_overlapping(out))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is a broadcast view, whose elements repeat: it cannot be "
-                     "written", fn);
+  if ((st = ag__check_writable(fn, "out", out)) != AG_OK)
+    return st;
   if ((st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK ||
       (y != NULL && (st = ag__check_same_device(fn, "x", x, "y", y)) != AG_OK))
     return st;
@@ -341,9 +340,8 @@ static ag_status reduce_axes(red_op op, ag_queue *q, const ag_array *x, int naxe
     return AG_OK;
   if (!out->contiguous) {
     /* Into a contiguous stand-in, copied into out at the end. */
-    if (ag__self_overlapping(out))
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is a broadcast view, whose elements repeat: it cannot be "
-                       "written", fn);
+    if ((st = ag__check_writable(fn, "out", out)) != AG_OK)
+      return st;
     ag_array *os;
     if ((st = ag__stand_in(fn, q, out, false, &os)) != AG_OK)
       return st;
