@@ -59,7 +59,9 @@
 #include "dialect.h"
 #include "variant.h"
 
-#if AG_REAL && (!AG_NEEDS_F64 || AG_HAVE_F64)
+/* Frames of the real dtypes a detector writes (codes 0 to 5: u8, u16, u32, i32, f32, f64); the
+   op layer converts others first. */
+#if AG_REAL && AG_TC <= 5 && (!AG_NEEDS_F64 || AG_HAVE_F64)
 #define AG_AZ_ENGINE 4
 #include "azint_engine.h"
 #undef AG_AZ_ENGINE

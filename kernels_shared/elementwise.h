@@ -46,7 +46,7 @@
 #if AG_SINT || AG_FLOAT || AG_CPLX
 AG_INLINE AG_T AG_E(neg)(AG_T x) {
 #if AG_SINT
-  return (AG_T)(0u - (ag_u32)x); /* wraps, as unsigned arithmetic does; -INT_MIN is INT_MIN */
+  return (AG_T)((AG_UT)0 - (AG_UT)x); /* wraps, as unsigned arithmetic does; -INT_MIN is INT_MIN */
 #elif AG_FLOAT
   return -x;
 #else
@@ -55,6 +55,8 @@ AG_INLINE AG_T AG_E(neg)(AG_T x) {
 }
 #endif
 
+/* Arithmetic: every kind but bool, which takes comparisons, where, conversions and copies. */
+#if !AG_BOOLEAN
 #if AG_CPLX
 AG_INLINE AG_R AG_E(abs)(AG_T x) { return AG_CF(abs)(x); }
 #else
@@ -62,7 +64,7 @@ AG_INLINE AG_T AG_E(abs)(AG_T x) {
 #if AG_UINT
   return x;
 #elif AG_SINT
-  return x < 0 ? (AG_T)(0u - (ag_u32)x) : x;
+  return x < 0 ? (AG_T)((AG_UT)0 - (AG_UT)x) : x;
 #else
   return AG_RF(FABS)(x);
 #endif
@@ -85,7 +87,7 @@ AG_INLINE AG_T AG_E(cos)(AG_T x) { return AG_CF(cos)(x); }
 
 AG_INLINE AG_T AG_E(square)(AG_T x) {
 #if AG_INT
-  return (AG_T)((ag_u32)x * (ag_u32)x); /* 32-bit unsigned: wraps, never overflows an int */
+  return (AG_T)((AG_UT)x * (AG_UT)x); /* unsigned: wraps, never overflows a signed type */
 #elif AG_FLOAT
   return x * x;
 #else
@@ -120,13 +122,23 @@ AG_INLINE AG_T AG_E(imag)(AG_T x) {
 
 /* ---- two inputs ---- */
 #if AG_INT
-AG_INLINE AG_T AG_E(add)(AG_T a, AG_T b) { return (AG_T)((ag_u32)a + (ag_u32)b); }
-AG_INLINE AG_T AG_E(sub)(AG_T a, AG_T b) { return (AG_T)((ag_u32)a - (ag_u32)b); }
-AG_INLINE AG_T AG_E(mul)(AG_T a, AG_T b) { return (AG_T)((ag_u32)a * (ag_u32)b); }
+/* In AG_UT, unsigned and at least 32 bits wide: results wrap modulo 2^bits as numpy's do,
+   where signed arithmetic would overflow (undefined in C) and narrow operands would first be
+   promoted to int. */
+AG_INLINE AG_T AG_E(add)(AG_T a, AG_T b) { return (AG_T)((AG_UT)a + (AG_UT)b); }
+AG_INLINE AG_T AG_E(sub)(AG_T a, AG_T b) { return (AG_T)((AG_UT)a - (AG_UT)b); }
+AG_INLINE AG_T AG_E(mul)(AG_T a, AG_T b) { return (AG_T)((AG_UT)a * (AG_UT)b); }
 AG_INLINE AG_T AG_E(div)(AG_T a, AG_T b) {
-#if AG_SINT
+#if AG_SINT && AG_TC == 9
+  /* i8: on magnitudes in 32 bits. rusticl 22.3 (llvmpipe) crashes running a signed division
+     of 8-bit values, which a / b here would become (docs/portability.md, i8-division). x / 0
+     is 0; -128 / -1 wraps back to -128. */
+  ag_u32 ua = a < 0 ? 0u - (ag_u32)a : (ag_u32)a, ub = b < 0 ? 0u - (ag_u32)b : (ag_u32)b;
+  ag_u32 q = b == 0 ? 0u : ua / ub;
+  return (AG_T)((a < 0) != (b < 0) ? 0u - q : q);
+#elif AG_SINT
   /* x / 0 is 0 (numpy's answer, where C traps); INT_MIN / -1 wraps instead of trapping. */
-  return b == 0 ? (AG_T)0 : b == -1 ? (AG_T)(0u - (ag_u32)a) : (AG_T)(a / b);
+  return b == 0 ? (AG_T)0 : b == -1 ? (AG_T)((AG_UT)0 - (AG_UT)a) : (AG_T)(a / b);
 #else
   return b == 0 ? (AG_T)0 : (AG_T)(a / b);
 #endif
@@ -180,10 +192,12 @@ AG_INLINE AG_T AG_E(clamp)(AG_T x, AG_T lo, AG_T hi) {
   return x < lo ? lo : x > hi ? hi : x;
 }
 #endif
+#endif /* !AG_BOOLEAN */
 AG_INLINE AG_T AG_E(where)(ag_u8 c, AG_T a, AG_T b) { return c ? a : b; }
 
 /* ---- comparisons: 1 or 0, as C compares (a NaN operand makes all but ne false); complex
    numbers are equal when both parts are. ---- */
+/* bool compares as the integers 0 and 1 (false < true), as numpy's does. */
 #if AG_CPLX
 AG_INLINE ag_u8 AG_E(eq)(AG_T a, AG_T b) { return (ag_u8)(a.x == b.x && a.y == b.y); }
 AG_INLINE ag_u8 AG_E(ne)(AG_T a, AG_T b) { return (ag_u8)!(a.x == b.x && a.y == b.y); }
@@ -197,11 +211,21 @@ AG_INLINE ag_u8 AG_E(ge)(AG_T a, AG_T b) { return (ag_u8)(a >= b); }
 #endif
 
 /* ---- conversions: AG_T to each other dtype (ag_astype). Float to integer truncates toward
-   zero and saturates, NaN giving 0; integer to integer wraps. ---- */
+   zero and saturates, NaN giving 0; integer to integer wraps (modulo 2^bits, as numpy and C's
+   conversions to unsigned types do; to signed types every compiler the kernels meet wraps the
+   same way); anything to bool is x != 0 (complex: either part; NaN is true); bool is 0 or 1.
+   Complex to a real dtype has no conversion (the op layer refuses it). ---- */
 #if AG_FLOAT
 #define AG_SAT(x, lo, hi, TO) ((x) != (x) ? (TO)0 : (x) <= (AG_T)(lo) ? (TO)(lo) : (x) >= (AG_T)(hi) ? (TO)(hi) : (TO)(x))
 AG_INLINE ag_u8 AG_E(to_u8)(AG_T x) { return AG_SAT(x, 0, 255, ag_u8); }
 AG_INLINE ag_u16 AG_E(to_u16)(AG_T x) { return AG_SAT(x, 0, 65535, ag_u16); }
+/* Through i32: rusticl 22.3 (llvmpipe) crashes converting a float to an 8-bit signed integer
+   directly (docs/portability.md, i8-division). */
+AG_INLINE ag_i8 AG_E(to_i8)(AG_T x) { return (ag_i8)AG_SAT(x, -128, 127, ag_i32); }
+AG_INLINE ag_i16 AG_E(to_i16)(AG_T x) { return AG_SAT(x, -32768, 32767, ag_i16); }
+#undef AG_SAT
+/* The wider types' limits are not all floats: x is compared with the powers of two beyond
+   them, which are. */
 AG_INLINE ag_u32 AG_E(to_u32)(AG_T x) {
   return x != x ? 0u : x <= 0 ? 0u : x >= (AG_T)4294967296.0 ? 4294967295u : (ag_u32)x;
 }
@@ -209,28 +233,44 @@ AG_INLINE ag_i32 AG_E(to_i32)(AG_T x) {
   return x != x ? 0 : x <= (AG_T)-2147483648.0 ? (ag_i32)(-2147483647 - 1)
                     : x >= (AG_T)2147483648.0 ? 2147483647 : (ag_i32)x;
 }
-#undef AG_SAT
-#elif AG_INT
-AG_INLINE ag_u8 AG_E(to_u8)(AG_T x) { return (ag_u8)(ag_u32)x; }
-AG_INLINE ag_u16 AG_E(to_u16)(AG_T x) { return (ag_u16)(ag_u32)x; }
+AG_INLINE ag_u64 AG_E(to_u64)(AG_T x) {
+  return x != x ? (ag_u64)0 : x <= 0 ? (ag_u64)0 : x >= (AG_T)18446744073709551616.0 ? ~(ag_u64)0 : (ag_u64)x;
+}
+AG_INLINE ag_i64 AG_E(to_i64)(AG_T x) {
+  ag_i64 most = (ag_i64)(~(ag_u64)0 >> 1);
+  return x != x ? (ag_i64)0 : x <= (AG_T)-9223372036854775808.0 ? -most - 1
+                             : x >= (AG_T)9223372036854775808.0 ? most : (ag_i64)x;
+}
+#elif AG_INT || AG_BOOLEAN
+AG_INLINE ag_u8 AG_E(to_u8)(AG_T x) { return (ag_u8)x; }
+AG_INLINE ag_u16 AG_E(to_u16)(AG_T x) { return (ag_u16)x; }
 AG_INLINE ag_u32 AG_E(to_u32)(AG_T x) { return (ag_u32)x; }
-AG_INLINE ag_i32 AG_E(to_i32)(AG_T x) { return (ag_i32)(ag_u32)x; }
+AG_INLINE ag_u64 AG_E(to_u64)(AG_T x) { return (ag_u64)x; }
+AG_INLINE ag_i8 AG_E(to_i8)(AG_T x) { return (ag_i8)x; }
+AG_INLINE ag_i16 AG_E(to_i16)(AG_T x) { return (ag_i16)x; }
+AG_INLINE ag_i32 AG_E(to_i32)(AG_T x) { return (ag_i32)x; }
+AG_INLINE ag_i64 AG_E(to_i64)(AG_T x) { return (ag_i64)x; }
+#endif
+#if AG_CPLX
+AG_INLINE ag_u8 AG_E(to_b1)(AG_T x) { return (ag_u8)(x.x != 0 || x.y != 0); }
+AG_INLINE ag_c64 AG_E(to_c64)(AG_T x) { return AG_C64((ag_f32)x.x, (ag_f32)x.y); }
+#if AG_HAVE_F64
+AG_INLINE ag_c128 AG_E(to_c128)(AG_T x) { return AG_C128((ag_f64)x.x, (ag_f64)x.y); }
+#endif
+#elif AG_BOOLEAN
+AG_INLINE ag_u8 AG_E(to_b1)(AG_T x) { return x; } /* the copy kernel: bytes as they are */
 #endif
 #if !AG_CPLX
+#if !AG_BOOLEAN
+AG_INLINE ag_u8 AG_E(to_b1)(AG_T x) { return (ag_u8)(x != 0); }
+#endif
 AG_INLINE ag_f32 AG_E(to_f32)(AG_T x) { return (ag_f32)x; }
 AG_INLINE ag_c64 AG_E(to_c64)(AG_T x) { return AG_C64((ag_f32)x, 0.0f); }
 #if AG_HAVE_F64
 AG_INLINE ag_f64 AG_E(to_f64)(AG_T x) { return (ag_f64)x; }
 AG_INLINE ag_c128 AG_E(to_c128)(AG_T x) { return AG_C128((ag_f64)x, 0.0); }
 #endif
-#else
-AG_INLINE ag_c64 AG_E(to_c64)(AG_T x) { return AG_C64((ag_f32)x.x, (ag_f32)x.y); }
-#if AG_HAVE_F64
-AG_INLINE ag_c128 AG_E(to_c128)(AG_T x) { return AG_C128((ag_f64)x.x, (ag_f64)x.y); }
 #endif
-#endif
-
-
 
 #ifndef AG_ROLL_SOURCE
 #define AG_ROLL_SOURCE
@@ -255,6 +295,7 @@ AG_INLINE ag_u64 ag_roll_source(ag_u64 i, ag_u64 d1, ag_u64 d2, ag_u64 d3, ag_u6
 #endif
 #define AG_UNARY(K, TO, FN) AG_EW(K, AG_SHAPE_UNARY, AG_T, TO, , AG_EACH, out[i] = FN(x[i]))
 
+#if !AG_BOOLEAN
 #if AG_SINT || AG_FLOAT || AG_CPLX
 AG_UNARY(AG_KN(ag_neg), AG_T, AG_E(neg))
 #endif
@@ -273,6 +314,7 @@ AG_UNARY(AG_KN(ag_sign), AG_T, AG_E(sign))
 AG_UNARY(AG_KN(ag_conj), AG_T, AG_E(conj))
 AG_UNARY(AG_KN(ag_real), AG_ABS_OUT, AG_E(real))
 AG_UNARY(AG_KN(ag_imag), AG_ABS_OUT, AG_E(imag))
+#endif /* !AG_BOOLEAN */
 
 /* Each binary operation in five forms: ag_add_f32 (a op b), ag_add_f32_bb and _ba (b, or a,
    repeated along the other's leading axes), ag_add_f32_s and _rs (a scalar on the right, or
@@ -283,6 +325,7 @@ AG_UNARY(AG_KN(ag_imag), AG_ABS_OUT, AG_E(imag))
   AG_EW(AG_CAT2(AG_KN(K), _ba), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[j], b[i])) \
   AG_EW(AG_CAT2(AG_KN(K), _s), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(x[i], s))    \
   AG_EW(AG_CAT2(AG_KN(K), _rs), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(s, x[i]))
+#if !AG_BOOLEAN
 AG_BINARY_FORMS(ag_add, AG_E(add))
 AG_BINARY_FORMS(ag_sub, AG_E(sub))
 AG_BINARY_FORMS(ag_mul, AG_E(mul))
@@ -303,6 +346,7 @@ AG_EW(AG_KN(ag_soft_threshold), AG_SHAPE_SOFT_THRESHOLD, AG_T, AG_R, , AG_EACH,
 #if AG_REAL
 AG_EW(AG_KN(ag_clamp), AG_SHAPE_CLAMP, AG_T, , , AG_EACH, out[i] = AG_E(clamp)(x[i], lo, hi))
 #endif
+#endif /* !AG_BOOLEAN */
 /* Each comparison in three forms: ag_lt_f32 (a < b), ag_lt_f32_bb (b repeated along a's leading
    axes) and ag_lt_f32_s (x < s). The op layer covers a repeated a and a scalar on the left by
    exchanging the operands (a < b is b > a). */
@@ -312,7 +356,7 @@ AG_EW(AG_KN(ag_clamp), AG_SHAPE_CLAMP, AG_T, , , AG_EACH, out[i] = AG_E(clamp)(x
   AG_EW(AG_CAT2(AG_KN(K), _s), AG_SHAPE_COMPARE_SCALAR, AG_T, , , AG_EACH, out[i] = FN(x[i], s))
 AG_COMPARE_FORMS(ag_eq, AG_E(eq))
 AG_COMPARE_FORMS(ag_ne, AG_E(ne))
-#if AG_REAL
+#if AG_REAL || AG_BOOLEAN
 AG_COMPARE_FORMS(ag_lt, AG_E(lt))
 AG_COMPARE_FORMS(ag_le, AG_E(le))
 AG_COMPARE_FORMS(ag_gt, AG_E(gt))
@@ -327,12 +371,17 @@ AG_EW(AG_KN(ag_roll), AG_SHAPE_ROLL, AG_T, , , AG_EACH, out[i] = x[ag_roll_sourc
 AG_ASTYPE(u8, ag_u8)
 AG_ASTYPE(u16, ag_u16)
 AG_ASTYPE(u32, ag_u32)
+AG_ASTYPE(u64, ag_u64)
+AG_ASTYPE(i8, ag_i8)
+AG_ASTYPE(i16, ag_i16)
 AG_ASTYPE(i32, ag_i32)
+AG_ASTYPE(i64, ag_i64)
 AG_ASTYPE(f32, ag_f32)
 #if AG_HAVE_F64
 AG_ASTYPE(f64, ag_f64)
 #endif
 #endif
+AG_ASTYPE(b1, ag_u8)
 AG_ASTYPE(c64, ag_c64)
 #if AG_HAVE_F64
 AG_ASTYPE(c128, ag_c128)

@@ -13,7 +13,8 @@
    256, whatever the kernel's limit on the device allows (src/reduce.c chooses it).
    y is read only by dot (the op layer passes x again otherwise).
 
-   Accuracy: integer sums are exact in 64 bits. Float sums add blocks of AG_RBLOCK (256)
+   Accuracy: integer sums are exact in 64 bits (wrapping modulo 2^64, as numpy's int64 and
+   uint64 sums do). Float sums add blocks of AG_RBLOCK (256)
    consecutive elements in 16 lanes of plain additions, add the lanes pairwise, then add each
    block into a Kahan-compensated total, so a float32 sum of 2^24 values keeps about 1e-7
    relative error (a plain running sum loses about 1e-2); states of different work-items merge
@@ -40,7 +41,8 @@
    dependency chain (Kahan: four additions) off the critical path. */
 #define AG_RBLOCK 256
 
-#if !AG_NEEDS_F64 || AG_HAVE_F64
+/* bool has no reductions here (the op layer refuses it). */
+#if (!AG_NEEDS_F64 || AG_HAVE_F64) && !AG_BOOLEAN
 
 /* Names of this variant's states and functions: AG_RN(init, sum) is ag_r_init_sum_f32. As in
    elementwise.h, names are pasted at once (OpenCL may define min, max and dot as macros), so
@@ -48,11 +50,15 @@
 #define AG_RS(op) AG_CAT2(ag_rs_##op, AG_SFX)
 #define AG_RN(fn, op) AG_CAT2(ag_r_##fn##_##op, AG_SFX)
 
-/* The accumulated type of plain sums: 64-bit for integers. */
-#if AG_UINT
+/* The accumulated type of plain sums: for integers ag_u64, whose arithmetic wraps where
+   signed overflow would be undefined; AG_AS reads it back with the input's signedness. */
+#if AG_INT
 #define AG_A ag_u64
-#elif AG_SINT
-#define AG_A ag_i64
+#if AG_SINT
+#define AG_AS ag_i64
+#else
+#define AG_AS ag_u64
+#endif
 #else
 #define AG_A AG_T
 #endif
@@ -196,9 +202,11 @@ AG_SUM_BLOCK(dot)
 #if AG_INT
 AG_INLINE ag_u32 AG_RN(final_u32, sum)(AG_RS(sum) a) { return (ag_u32)a.s; }
 AG_INLINE ag_i32 AG_RN(final_i32, sum)(AG_RS(sum) a) { return (ag_i32)(ag_u32)a.s; }
-AG_INLINE ag_f32 AG_RN(final_f32, sum)(AG_RS(sum) a) { return (ag_f32)a.s; }
+AG_INLINE ag_u64 AG_RN(final_u64, sum)(AG_RS(sum) a) { return a.s; }
+AG_INLINE ag_i64 AG_RN(final_i64, sum)(AG_RS(sum) a) { return (ag_i64)a.s; }
+AG_INLINE ag_f32 AG_RN(final_f32, sum)(AG_RS(sum) a) { return (ag_f32)(AG_AS)a.s; }
 #if AG_HAVE_F64
-AG_INLINE ag_f64 AG_RN(final_f64, sum)(AG_RS(sum) a) { return (ag_f64)a.s; }
+AG_INLINE ag_f64 AG_RN(final_f64, sum)(AG_RS(sum) a) { return (ag_f64)(AG_AS)a.s; }
 #endif
 #elif AG_FLOAT
 AG_INLINE AG_T AG_RN(final_same, sum)(AG_RS(sum) a) { return a.re.s - a.re.c; }
@@ -209,7 +217,9 @@ AG_INLINE AG_T AG_RN(final_same, sum)(AG_RS(sum) a) { return AG_MAKE(a.re.s - a.
 #if AG_REAL
 /* States hold integers at 32 bits at least: rusticl (Mesa 22.3) miscompiles a struct with a
    uchar member returned by value (docs/portability.md, narrow-struct-members). */
-#if AG_UINT
+#if AG_WIDE
+#define AG_EV AG_T
+#elif AG_UINT
 #define AG_EV ag_u32
 #elif AG_SINT
 #define AG_EV ag_i32
@@ -293,7 +303,8 @@ AG_INLINE AG_RS(arg) AG_RN(init, arg)(void) {
                                           k + (ag_u64)j);                                          \
     return a;                                                                                      \
   }                                                                                                \
-  AG_INLINE ag_u32 AG_CAT2(ag_r_final_u32_##op, AG_SFX)(AG_RS(arg) a) { return (ag_u32)a.i; }
+  AG_INLINE ag_u32 AG_CAT2(ag_r_final_u32_##op, AG_SFX)(AG_RS(arg) a) { return (ag_u32)a.i; }     \
+  AG_INLINE ag_i64 AG_CAT2(ag_r_final_i64_##op, AG_SFX)(AG_RS(arg) a) { return (ag_i64)a.i; }
 AG_ARG_FUNCS(argmin, AG_LESS)
 AG_ARG_FUNCS(argmax, AG_MORE)
 #undef AG_ARG_FUNCS
@@ -499,15 +510,19 @@ AG_INLINE AG_R AG_RN(final_real, nrm2)(AG_RS(nrm2) a) {
                     AG_CAT2(ag_r_acc1_##fop, AG_SFX), AG_CAT2(ag_r_accb_##fop##_##ld, AG_SFX),     \
                     AG_CAT2(ag_r_merge_##fop, AG_SFX), AG_CAT2(ag_r_final_##fin##_##fop, AG_SFX))
 
-/* Integer sums come out as u32 or i32 (the input's signedness), f32 or f64; float and complex
-   sums in the input's dtype, named twice (ag_sum_f32_f32) so that every reduction is named the
-   same way; nrm2 in the real dtype. */
+/* Integer sums come out as u32 or i32 (the input's signedness), u64 or i64 (the array API's
+   accumulator type), f32 or f64; float and complex sums in the input's dtype, named twice
+   (ag_sum_f32_f32) so that every reduction is named the same way; nrm2 in the real dtype. */
 #if AG_UINT
 AG_RED(ag_sum, sum, sum, plain, u32, u32, ag_u32)
 AG_RED(ag_dot, sum, sum, dot, u32, u32, ag_u32)
+AG_RED(ag_sum, sum, sum, plain, u64, u64, ag_u64)
+AG_RED(ag_dot, sum, sum, dot, u64, u64, ag_u64)
 #elif AG_SINT
 AG_RED(ag_sum, sum, sum, plain, i32, i32, ag_i32)
 AG_RED(ag_dot, sum, sum, dot, i32, i32, ag_i32)
+AG_RED(ag_sum, sum, sum, plain, i64, i64, ag_i64)
+AG_RED(ag_dot, sum, sum, dot, i64, i64, ag_i64)
 #endif
 #if AG_INT
 AG_RED(ag_sum, sum, sum, plain, f32, f32, ag_f32)
@@ -523,20 +538,23 @@ AG_RED(ag_nrm2, nrm2, nrm2, same, real, AG_RDT, AG_R)
 #endif
 #if AG_REAL
 /* min and max come out in the input's dtype; argmin and argmax as a u32 index (also read as
-   i32: the op layer refuses indices that do not fit). */
+   i32: the op layer refuses indices that do not fit) or an i64 one. */
 AG_RED(ag_min, min, ext, same, same, AG_DT, AG_T)
 AG_RED(ag_max, max, ext, same, same, AG_DT, AG_T)
 AG_RED(ag_argmin, argmin, arg, same, u32, u32, ag_u32)
 AG_RED(ag_argmax, argmax, arg, same, u32, u32, ag_u32)
+AG_RED(ag_argmin, argmin, arg, same, i64, i64, ag_i64)
+AG_RED(ag_argmax, argmax, arg, same, i64, i64, ag_i64)
 #endif
 #undef AG_RED
 #undef AG_REDUCE_KERNELS
 
 #undef AG_A
+#undef AG_AS
 #undef AG_RS
 #undef AG_RN
 
-#endif /* !AG_NEEDS_F64 || AG_HAVE_F64 */
+#endif /* (!AG_NEEDS_F64 || AG_HAVE_F64) && !AG_BOOLEAN */
 
 #include "variant_end.h"
 #endif /* !AG_SHAPES_ONLY */

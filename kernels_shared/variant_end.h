@@ -10,6 +10,9 @@
 #undef AG_SINT
 #undef AG_FLOAT
 #undef AG_CPLX
+#undef AG_BOOLEAN
+#undef AG_WIDE
+#undef AG_UT
 #undef AG_NEEDS_F64
 #undef AG_INT
 #undef AG_REAL

@@ -22,18 +22,49 @@ static const struct {
 } dtypes[AG_DTYPE_COUNT] = {
     [AG_U8] = {"u8", 1},   [AG_U16] = {"u16", 2}, [AG_U32] = {"u32", 4}, [AG_I32] = {"i32", 4},
     [AG_F32] = {"f32", 4}, [AG_F64] = {"f64", 8}, [AG_C64] = {"c64", 8}, [AG_C128] = {"c128", 16},
+    [AG_BOOL] = {"bool", 1}, [AG_I8] = {"i8", 1}, [AG_I16] = {"i16", 2}, [AG_I64] = {"i64", 8},
+    [AG_U64] = {"u64", 8},
 };
 
 bool ag__dtype_valid(ag_dtype t) { return (unsigned)t < AG_DTYPE_COUNT; }
 bool ag__dtype_is_complex(ag_dtype t) { return t == AG_C64 || t == AG_C128; }
 bool ag__dtype_is_float(ag_dtype t) { return t == AG_F32 || t == AG_F64; }
-bool ag__dtype_is_int(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32 || t == AG_I32; }
-bool ag__dtype_is_unsigned(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32; }
+bool ag__dtype_is_unsigned(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32 || t == AG_U64; }
+bool ag__dtype_is_int(ag_dtype t) {
+  return ag__dtype_is_unsigned(t) || t == AG_I8 || t == AG_I16 || t == AG_I32 || t == AG_I64;
+}
 bool ag__dtype_is_f64(ag_dtype t) { return t == AG_F64 || t == AG_C128; }
 ag_dtype ag__dtype_real(ag_dtype t) { return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t; }
+/* The 64-bit types' upper limits are not doubles: *hi is then the largest double below them
+   (2^63 - 1024, 2^64 - 2048), so that every double in [lo, hi] converts exactly. */
 void ag__dtype_int_range(ag_dtype t, double *lo, double *hi) {
-  *lo = t == AG_I32 ? -2147483648.0 : 0;
-  *hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+  switch (t) {
+  case AG_I8:
+    *lo = -128, *hi = 127;
+    return;
+  case AG_I16:
+    *lo = -32768, *hi = 32767;
+    return;
+  case AG_I32:
+    *lo = -2147483648.0, *hi = 2147483647.0;
+    return;
+  case AG_I64:
+    *lo = -9223372036854775808.0, *hi = 9223372036854774784.0;
+    return;
+  case AG_U8:
+  case AG_BOOL:
+    *lo = 0, *hi = t == AG_BOOL ? 1 : 255;
+    return;
+  case AG_U16:
+    *lo = 0, *hi = 65535;
+    return;
+  case AG_U32:
+    *lo = 0, *hi = 4294967295.0;
+    return;
+  default:
+    *lo = 0, *hi = 18446744073709549568.0;
+    return;
+  }
 }
 
 size_t ag_dtype_size(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].size : 0; }
@@ -112,6 +143,22 @@ ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, 
                        what, re, ag_dtype_name(t), lo, hi);
   }
   switch (t) {
+  case AG_BOOL:
+    /* Any nonzero value is true, as numpy's bool(x); NaN too. */
+    *(uint8_t *)out = re != 0;
+    break;
+  case AG_I8:
+    *(int8_t *)out = (int8_t)re;
+    break;
+  case AG_I16:
+    *(int16_t *)out = (int16_t)re;
+    break;
+  case AG_I64:
+    *(int64_t *)out = (int64_t)re;
+    break;
+  case AG_U64:
+    *(uint64_t *)out = (uint64_t)re;
+    break;
   case AG_U8:
     *(uint8_t *)out = (uint8_t)re;
     break;

@@ -16,7 +16,7 @@
 
 /* ag__family, one per line of kernels_shared/families.h, is in src/seam/shared.h. */
 
-#define AG__VARIANTS 8 /* one per dtype */
+#define AG__VARIANTS AG_DTYPE_COUNT /* one per dtype */
 
 /* An entry of an argument list (ag__kernel_info.args) that is a buffer, not a value. */
 #define AG__KARG_BUFFER ((size_t)-1)

@@ -14,13 +14,18 @@
 
 _Static_assert(DLPACK_VERSION >= 60, "anygpu speaks DLPack 0.6");
 
+/* kDLBool, from DLPack 0.8 on (numpy and PyTorch export bool so); the 0.6 header lacks it. */
+enum { DL_BOOL = 6 };
+
 /* anygpu's dtypes as DLPack's (code, bits); lanes are always 1. */
 static const struct {
   uint8_t code, bits;
 } dl_types[AG_DTYPE_COUNT] = {
-    [AG_U8] = {kDLUInt, 8},    [AG_U16] = {kDLUInt, 16}, [AG_U32] = {kDLUInt, 32},
-    [AG_I32] = {kDLInt, 32},   [AG_F32] = {kDLFloat, 32}, [AG_F64] = {kDLFloat, 64},
-    [AG_C64] = {kDLComplex, 64}, [AG_C128] = {kDLComplex, 128},
+    [AG_U8] = {kDLUInt, 8},      [AG_U16] = {kDLUInt, 16},     [AG_U32] = {kDLUInt, 32},
+    [AG_U64] = {kDLUInt, 64},    [AG_I8] = {kDLInt, 8},        [AG_I16] = {kDLInt, 16},
+    [AG_I32] = {kDLInt, 32},     [AG_I64] = {kDLInt, 64},      [AG_F32] = {kDLFloat, 32},
+    [AG_F64] = {kDLFloat, 64},   [AG_C64] = {kDLComplex, 64},  [AG_C128] = {kDLComplex, 128},
+    [AG_BOOL] = {DL_BOOL, 8},
 };
 
 /* DLDataTypeCode's names, for messages ("int64"); 6 is bool from DLPack 0.8 on. */

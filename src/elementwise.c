@@ -29,24 +29,29 @@ static ag__launch ew(const char *fn, ag_queue *q, const ag_array *x, ag__kernel_
 }
 
 #define DT(t) (1u << (t))
-#define UINTS (DT(AG_U8) | DT(AG_U16) | DT(AG_U32))
-#define INTS (UINTS | DT(AG_I32))
+#define UINTS (DT(AG_U8) | DT(AG_U16) | DT(AG_U32) | DT(AG_U64))
+#define INTS (UINTS | DT(AG_I8) | DT(AG_I16) | DT(AG_I32) | DT(AG_I64))
 #define FLOATS (DT(AG_F32) | DT(AG_F64))
 #define CPLX (DT(AG_C64) | DT(AG_C128))
 #define REALS (INTS | FLOATS)
-#define ALL (REALS | CPLX)
+#define ALL (REALS | CPLX) /* the numeric dtypes: bool takes comparisons, where, astype and copies */
+#define BOOL DT(AG_BOOL)
 
 /* Which dtypes an operation takes, in words for messages. */
 static const char *dtypes_text(unsigned mask) {
   switch (mask) {
-  case ALL:
+  case ALL | BOOL:
     return "every dtype";
+  case ALL:
+    return "every numeric dtype (not bool)";
   case FLOATS | CPLX:
     return "f32, f64, c64 and c128";
   case REALS:
-    return "the real dtypes (u8, u16, u32, i32, f32, f64)";
+    return "the real numeric dtypes (integers, f32, f64)";
+  case REALS | BOOL:
+    return "bool and the real numeric dtypes (integers, f32, f64)";
   case ALL & ~UINTS:
-    return "i32, f32, f64, c64 and c128";
+    return "the signed integers, f32, f64, c64 and c128";
   }
   return "other dtypes";
 }
@@ -105,7 +110,9 @@ ag__kernel_id ag__astype_kernel(ag_dtype to) {
   static const ag__kernel_id to_dtype[] = {
       [AG_U8] = AG_K_ASTYPE_U8,   [AG_U16] = AG_K_ASTYPE_U16, [AG_U32] = AG_K_ASTYPE_U32,
       [AG_I32] = AG_K_ASTYPE_I32, [AG_F32] = AG_K_ASTYPE_F32, [AG_F64] = AG_K_ASTYPE_F64,
-      [AG_C64] = AG_K_ASTYPE_C64, [AG_C128] = AG_K_ASTYPE_C128,
+      [AG_C64] = AG_K_ASTYPE_C64, [AG_C128] = AG_K_ASTYPE_C128, [AG_BOOL] = AG_K_ASTYPE_B1,
+      [AG_I8] = AG_K_ASTYPE_I8,   [AG_I16] = AG_K_ASTYPE_I16, [AG_I64] = AG_K_ASTYPE_I64,
+      [AG_U64] = AG_K_ASTYPE_U64,
   };
   return to_dtype[to];
 }
@@ -424,8 +431,8 @@ ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const a
   if ((st = ag__check_operand(fn, "cond", cond)) != AG_OK || (st = ag__check_operand(fn, "a", a)) != AG_OK ||
       (st = ag__check_operand(fn, "b", b)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK)
     return st;
-  if (cond->dtype != AG_U8)
-    return ag__error(AG_ERR_MISMATCH, "%s: cond is %s; it must be u8", fn, ag_dtype_name(cond->dtype));
+  if (cond->dtype != AG_BOOL && cond->dtype != AG_U8)
+    return ag__error(AG_ERR_MISMATCH, "%s: cond is %s; it must be bool (or a u8 mask)", fn, ag_dtype_name(cond->dtype));
   if ((st = ag__check_same_device(fn, "cond", cond, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "b", b, "out", out)) != AG_OK ||
@@ -461,12 +468,12 @@ static const struct {
   unsigned dtypes;
   ag_compare_op swapped; /* the op with its operands exchanged: a < b is b > a */
 } compare_ops[] = {
-    [AG_CMP_EQ] = {"AG_CMP_EQ", {[SAME] = AG_K_EQ, [BB] = AG_K_EQ_BB, [S] = AG_K_EQ_S}, ALL, AG_CMP_EQ},
-    [AG_CMP_NE] = {"AG_CMP_NE", {[SAME] = AG_K_NE, [BB] = AG_K_NE_BB, [S] = AG_K_NE_S}, ALL, AG_CMP_NE},
-    [AG_CMP_LT] = {"AG_CMP_LT", {[SAME] = AG_K_LT, [BB] = AG_K_LT_BB, [S] = AG_K_LT_S}, REALS, AG_CMP_GT},
-    [AG_CMP_LE] = {"AG_CMP_LE", {[SAME] = AG_K_LE, [BB] = AG_K_LE_BB, [S] = AG_K_LE_S}, REALS, AG_CMP_GE},
-    [AG_CMP_GT] = {"AG_CMP_GT", {[SAME] = AG_K_GT, [BB] = AG_K_GT_BB, [S] = AG_K_GT_S}, REALS, AG_CMP_LT},
-    [AG_CMP_GE] = {"AG_CMP_GE", {[SAME] = AG_K_GE, [BB] = AG_K_GE_BB, [S] = AG_K_GE_S}, REALS, AG_CMP_LE},
+    [AG_CMP_EQ] = {"AG_CMP_EQ", {[SAME] = AG_K_EQ, [BB] = AG_K_EQ_BB, [S] = AG_K_EQ_S}, ALL | BOOL, AG_CMP_EQ},
+    [AG_CMP_NE] = {"AG_CMP_NE", {[SAME] = AG_K_NE, [BB] = AG_K_NE_BB, [S] = AG_K_NE_S}, ALL | BOOL, AG_CMP_NE},
+    [AG_CMP_LT] = {"AG_CMP_LT", {[SAME] = AG_K_LT, [BB] = AG_K_LT_BB, [S] = AG_K_LT_S}, REALS | BOOL, AG_CMP_GT},
+    [AG_CMP_LE] = {"AG_CMP_LE", {[SAME] = AG_K_LE, [BB] = AG_K_LE_BB, [S] = AG_K_LE_S}, REALS | BOOL, AG_CMP_GE},
+    [AG_CMP_GT] = {"AG_CMP_GT", {[SAME] = AG_K_GT, [BB] = AG_K_GT_BB, [S] = AG_K_GT_S}, REALS | BOOL, AG_CMP_LT},
+    [AG_CMP_GE] = {"AG_CMP_GE", {[SAME] = AG_K_GE, [BB] = AG_K_GE_BB, [S] = AG_K_GE_S}, REALS | BOOL, AG_CMP_LE},
 };
 
 static ag_status check_compare_op(const char *fn, ag_compare_op op) {
@@ -475,13 +482,14 @@ static ag_status check_compare_op(const char *fn, ag_compare_op op) {
   return AG_OK;
 }
 
-/* out present, on @p x's device, and a u8 mask. */
+/* out present, on @p x's device, and bool (or a u8 mask: both hold 0 and 1 in a byte). */
 static ag_status check_mask(const char *fn, const char *xn, const ag_array *x, const ag_array *out) {
   ag_status st;
   if ((st = ag__check_operand(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, xn, x, "out", out)) != AG_OK)
     return st;
-  if (out->dtype != AG_U8)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is %s; it must be u8, the mask", fn, ag_dtype_name(out->dtype));
+  if (out->dtype != AG_BOOL && out->dtype != AG_U8)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: out is %s; it must be bool (or a u8 mask)", fn,
+                     ag_dtype_name(out->dtype));
   return AG_OK;
 }
 
@@ -551,7 +559,7 @@ ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, do
   /* s op x is x op' s. */
   if (scalar_first)
     op = compare_ops[op].swapped;
-  if (ag__dtype_is_int(x->dtype)) {
+  if (ag__dtype_is_int(x->dtype) || x->dtype == AG_BOOL) {
     int all = integer_scalar(x->dtype, &op, &re);
     if (all >= 0)
       return ag__prefix(ag_fill(q, out, all), fn);
@@ -573,7 +581,7 @@ ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out) {
     return st;
   if (x->dtype == out->dtype)
     return ag__prefix(ag_copy(q, x, out), fn);
-  if (ag__dtype_is_complex(x->dtype) && !ag__dtype_is_complex(out->dtype))
+  if (ag__dtype_is_complex(x->dtype) && !ag__dtype_is_complex(out->dtype) && out->dtype != AG_BOOL)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: x is %s and out is %s: complex to real drops the imaginary part; "
                      "take ag_real or ag_abs", fn, ag_dtype_name(x->dtype), ag_dtype_name(out->dtype));
   if ((st = ag__check_fp64(fn, x->dev, x->dtype)) != AG_OK || (st = ag__check_fp64(fn, x->dev, out->dtype)) != AG_OK ||

@@ -26,40 +26,44 @@ typedef struct red_kernels {
   ag__kernel_id cols, rows, merge;
 } red_kernels;
 #define RK(OP, OUT) {AG_K_##OP##_##OUT##_COLS, AG_K_##OP##_##OUT##_ROWS, AG_K_##OP##_##OUT##_MERGE}
-#define SUMS(OP) {[AG_U32] = RK(OP, U32), [AG_I32] = RK(OP, I32), [AG_F32] = RK(OP, F32), \
-                  [AG_F64] = RK(OP, F64), [AG_C64] = RK(OP, C64), [AG_C128] = RK(OP, C128)}
+#define SUMS(OP) {[AG_U32] = RK(OP, U32), [AG_I32] = RK(OP, I32), [AG_U64] = RK(OP, U64), \
+                  [AG_I64] = RK(OP, I64), [AG_F32] = RK(OP, F32), [AG_F64] = RK(OP, F64), \
+                  [AG_C64] = RK(OP, C64), [AG_C128] = RK(OP, C128)}
 #define EXTREMES(OP) {[AG_U8] = RK(OP, U8), [AG_U16] = RK(OP, U16), [AG_U32] = RK(OP, U32), \
-                      [AG_I32] = RK(OP, I32), [AG_F32] = RK(OP, F32), [AG_F64] = RK(OP, F64)}
+                      [AG_U64] = RK(OP, U64), [AG_I8] = RK(OP, I8), [AG_I16] = RK(OP, I16), \
+                      [AG_I32] = RK(OP, I32), [AG_I64] = RK(OP, I64), [AG_F32] = RK(OP, F32), \
+                      [AG_F64] = RK(OP, F64)}
 
 /* Each operation's function, its kernels by the dtype they write (out_dtype_ok's kernel_out)
    and its result in words. */
 static const struct {
   const char *fn;
-  red_kernels kernels[8];
+  red_kernels kernels[AG_DTYPE_COUNT];
   const char *what;
 } red_ops[] = {
     [R_SUM] = {"ag_sum", SUMS(SUM), "sum"},
     [R_MEAN] = {"ag_mean", SUMS(SUM), "mean"},
     [R_MIN] = {"ag_min", EXTREMES(MIN), "min"},
     [R_MAX] = {"ag_max", EXTREMES(MAX), "max"},
-    [R_ARGMIN] = {"ag_argmin", {[AG_U32] = RK(ARGMIN, U32)}, "argmin"},
-    [R_ARGMAX] = {"ag_argmax", {[AG_U32] = RK(ARGMAX, U32)}, "argmax"},
+    [R_ARGMIN] = {"ag_argmin", {[AG_U32] = RK(ARGMIN, U32), [AG_I64] = RK(ARGMIN, I64)}, "argmin"},
+    [R_ARGMAX] = {"ag_argmax", {[AG_U32] = RK(ARGMAX, U32), [AG_I64] = RK(ARGMAX, I64)}, "argmax"},
     [R_DOT] = {"ag_dot", SUMS(DOT), "dot"},
     [R_NRM2] = {"ag_nrm2", {[AG_F32] = RK(NRM2, F32), [AG_F64] = RK(NRM2, F64)}, "nrm2"},
 };
 
 /* The output dtypes an operation allows for input dtype @p t, and the one its kernel writes
-   (argmin's u32 kernel also serves i32 outputs, sum's u32 or i32 kernel the other). Returns
-   false when @p out is not allowed, with the allowed ones in words in @p allowed. */
+   (argmin's u32 kernel also serves i32 outputs). Integer sums come out in 32 or 64 bits of the
+   input's signedness (64: the array API's accumulator type), or a float. Returns false when
+   @p out is not allowed, with the allowed ones in words in @p allowed. */
 static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_out, const char **allowed) {
-  bool is_int = ag__dtype_is_int(t);
-  ag_dtype int_out = ag__dtype_is_unsigned(t) ? AG_U32 : AG_I32;
+  bool is_int = ag__dtype_is_int(t), is_unsigned = ag__dtype_is_unsigned(t);
+  ag_dtype int32_out = is_unsigned ? AG_U32 : AG_I32, int64_out = is_unsigned ? AG_U64 : AG_I64;
   *kernel_out = out;
   switch (op) {
   case R_SUM:
   case R_DOT:
-    *allowed = is_int ? (int_out == AG_U32 ? "u32, f32 or f64" : "i32, f32 or f64") : "x's dtype";
-    return is_int ? out == int_out || out == AG_F32 || out == AG_F64 : out == t;
+    *allowed = is_int ? (is_unsigned ? "u64, u32, f32 or f64" : "i64, i32, f32 or f64") : "x's dtype";
+    return is_int ? out == int32_out || out == int64_out || out == AG_F32 || out == AG_F64 : out == t;
   case R_MEAN:
     *allowed = is_int ? "f32 or f64" : "x's dtype";
     return is_int ? out == AG_F32 || out == AG_F64 : out == t;
@@ -69,9 +73,9 @@ static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_o
     return out == t;
   case R_ARGMIN:
   case R_ARGMAX:
-    *allowed = "u32 or i32";
-    *kernel_out = AG_U32;
-    return out == AG_U32 || out == AG_I32;
+    *allowed = "i64, u32 or i32";
+    *kernel_out = out == AG_I64 ? AG_I64 : AG_U32;
+    return out == AG_I64 || out == AG_U32 || out == AG_I32;
   case R_NRM2:
     *allowed = "the real dtype of x's precision";
     return out == ag__dtype_real(t);
@@ -159,9 +163,13 @@ static ag_status reduce_contiguous(red_op op, ag_queue *q, const ag_array *x, co
                       (st = ag__check_same_shape(fn, "x", x, "y", y)) != AG_OK))
     return st;
   bool real_only = op == R_MIN || op == R_MAX || op == R_ARGMIN || op == R_ARGMAX;
-  if ((real_only && ag__dtype_is_complex(x->dtype)) || (op == R_NRM2 && ag__dtype_is_int(x->dtype)))
+  if ((real_only && ag__dtype_is_complex(x->dtype)) || (op == R_NRM2 && ag__dtype_is_int(x->dtype)) ||
+      x->dtype == AG_BOOL)
     return ag__error(AG_ERR_UNSUPPORTED, "%s: x is %s, which %s does not take (it takes %s)", fn,
-                     ag_dtype_name(x->dtype), fn, real_only ? "the real dtypes" : "f32, f64, c64 and c128");
+                     ag_dtype_name(x->dtype), fn,
+                     op == R_NRM2 ? "f32, f64, c64 and c128"
+                     : real_only  ? "the real numeric dtypes"
+                                  : "the numeric dtypes; ag_astype bool to an integer first");
   if (axis != AG_AXIS_ALL && (axis < 0 || axis >= x->ndim))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: axis is %d; x has %d dimensions (use 0 to %d, or AG_AXIS_ALL)",
                      fn, axis, x->ndim, x->ndim - 1);
@@ -196,7 +204,8 @@ static ag_status reduce_contiguous(red_op op, ag_queue *q, const ag_array *x, co
   if (!same)
     return ag__error(AG_ERR_MISMATCH, "%s: out must have x's shape without axis %d%s", fn, axis,
                      axis == AG_AXIS_ALL ? " (AG_AXIS_ALL: shape {1})" : "");
-  if ((op == R_ARGMIN || op == R_ARGMAX) && len > (out->dtype == AG_I32 ? 2147483647ull : 4294967295ull))
+  if ((op == R_ARGMIN || op == R_ARGMAX) && out->dtype != AG_I64 &&
+      len > (out->dtype == AG_I32 ? 2147483647ull : 4294967295ull))
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: %llu elements along the axis: an index would not fit in %s", fn,
                      (unsigned long long)len, ag_dtype_name(out->dtype));
   if (out->size == 0)

@@ -19,6 +19,8 @@ ag_status run_reduction(const reduction *red, ag_queue *q, const ag_array *x, co
 
 int allowed_outputs(ref_reduction r, ag_dtype t, ag_dtype *outs) {
   bool integer = ref_is_integer(t), cx = ref_is_complex(t);
+  if (ref_is_bool(t))
+    return 0; /* no reductions of bool */
   switch (r) {
   case REF_SUM:
   case REF_DOT:
@@ -26,10 +28,12 @@ int allowed_outputs(ref_reduction r, ag_dtype t, ag_dtype *outs) {
       outs[0] = t;
       return 1;
     }
-    outs[0] = t == AG_I32 ? AG_I32 : AG_U32;
-    outs[1] = AG_F32;
-    outs[2] = AG_F64;
-    return 3;
+    /* The array API's accumulator type first, then 32 bits of the same signedness. */
+    outs[0] = ref_is_unsigned(t) ? AG_U64 : AG_I64;
+    outs[1] = ref_is_unsigned(t) ? AG_U32 : AG_I32;
+    outs[2] = AG_F32;
+    outs[3] = AG_F64;
+    return 4;
   case REF_MEAN:
     if (!integer) {
       outs[0] = t;
@@ -48,9 +52,10 @@ int allowed_outputs(ref_reduction r, ag_dtype t, ag_dtype *outs) {
   case REF_ARGMAX:
     if (cx)
       return 0;
-    outs[0] = AG_U32;
-    outs[1] = AG_I32;
-    return 2;
+    outs[0] = AG_I64;
+    outs[1] = AG_U32;
+    outs[2] = AG_I32;
+    return 3;
   case REF_NRM2:
     if (integer)
       return 0;
@@ -61,20 +66,19 @@ int allowed_outputs(ref_reduction r, ag_dtype t, ag_dtype *outs) {
 }
 
 /* Inputs: floats in [-1, 1] (sums with cancellation); integers over a range whose 64-bit sum
-   and products cannot overflow, and narrow ([0, 50]) for the selections so that ties occur. */
+   and products cannot overflow (at most 32 bits, 16 for dot), and narrow ([0, 50]) for the
+   selections so that ties occur. */
 static void reduction_input(ref_reduction r, ag_dtype t, void *x, size_t n, uint64_t seed) {
   if (!ref_is_integer(t)) {
     ref_random(t, x, n, seed, -1, 1);
     return;
   }
   bool selection = r == REF_MIN || r == REF_MAX || r == REF_ARGMIN || r == REF_ARGMAX;
-  double hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : 4294967295.0, lo = t == AG_I32 ? -2147483647.0 : 0;
-  if (t == AG_I32)
-    hi = 2147483647.0;
-  if (r == REF_DOT) {
-    hi = t == AG_U8 ? 255 : 65535;
-    lo = t == AG_I32 ? -32768 : 0;
-  }
+  bool sgn = !ref_is_unsigned(t);
+  int bits = (int)ref_size(t) * 8 > 32 ? 32 : (int)ref_size(t) * 8;
+  if (r == REF_DOT && bits > 16)
+    bits = 16;
+  double hi = ldexp(1, bits - sgn) - 1, lo = sgn ? -hi : 0;
   if (selection) {
     lo = t == AG_I32 ? -25 : 0;
     hi = t == AG_I32 ? 25 : 50;
@@ -134,10 +138,14 @@ void check_reduction(ag_device *dev, const reduction *red, ag_dtype t, ag_dtype 
   long double *scale = test_alloc(nout * sizeof *scale);
   ref_reduce(red->r, t, x, y, outer, len, inner, want, scale);
   if (ref_is_integer(t) && (red->r == REF_SUM || red->r == REF_DOT)) {
-    /* Exact in 64 bits, converted once: the reference converts the same way. */
+    /* Exact in 64 bits, converted once: wrapped into an integer out, rounded once into a float
+       one (from the exact value, as the device converts its 64-bit total). */
     unsigned char *conv = test_alloc(nout * ref_size(ot));
     for (size_t i = 0; i < nout; i++) {
-      ref_put_int64(ot, conv, i, (int64_t)creall(want[i]));
+      if (ref_is_integer(ot))
+        ref_put_int64(ot, conv, i, (int64_t)ref_bits(creall(want[i])));
+      else
+        ref_put(ot, conv, i, want[i]);
       want[i] = ref_get(ot, conv, i);
     }
     free(conv);

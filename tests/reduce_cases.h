@@ -22,8 +22,8 @@ extern const reduction reductions[NRED];
 ag_status run_reduction(const reduction *red, ag_queue *q, const ag_array *x, const ag_array *y, int axis,
                         ag_array *out);
 
-/* The output dtypes ops.h allows for reduction @p r of dtype @p t, first the natural one; 0 when
-   the reduction does not take @p t. */
+/* The output dtypes ops.h allows for reduction @p r of dtype @p t (at most 4, into @p outs),
+   first the natural one; 0 when the reduction does not take @p t. */
 int allowed_outputs(ref_reduction r, ag_dtype t, ag_dtype *outs);
 
 /* Reduces a @p ndim-D array of @p shape along @p axis (or all of it) with @p red from dtype @p t

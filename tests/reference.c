@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "reference.h"
 
@@ -30,9 +31,19 @@ void ref_random(ag_dtype t, void *p, size_t n, uint64_t seed, double lo, double 
   ref_lcg g = ref_lcg_seeded(seed);
   for (size_t i = 0; i < n; i++) {
     if (ref_is_integer(t)) {
-      uint64_t span = (uint64_t)(int64_t)(hi - lo) + 1;
       uint64_t r = ((uint64_t)ref_lcg_next(&g) << 32) | ref_lcg_next(&g);
+      if (hi - lo >= 0x1p63) {
+        /* The whole range of a 64-bit dtype: the 64 random bits (the signed minimum, whose
+           negation wraps to itself, made 0). */
+        if (!ref_is_unsigned(t) && r == 1ull << 63)
+          r = 0;
+        ref_put_int64(t, p, i, (int64_t)r);
+        continue;
+      }
+      uint64_t span = (uint64_t)(int64_t)(hi - lo) + 1;
       ref_put_int64(t, p, i, (int64_t)lo + (int64_t)(r % span));
+    } else if (ref_is_bool(t)) {
+      ((uint8_t *)p)[i] = ref_lcg_next(&g) >> 31;
     } else {
       double re = ref_lcg_uniform(&g, lo, hi);
       double im = ref_is_complex(t) ? ref_lcg_uniform(&g, lo, hi) : 0.0;
@@ -44,17 +55,21 @@ void ref_random(ag_dtype t, void *p, size_t n, uint64_t seed, double lo, double 
 /* ---- dtypes --------------------------------------------------------------------------------- */
 
 size_t ref_size(ag_dtype t) {
-  static const size_t sizes[AG_DTYPE_COUNT] = {1, 2, 4, 4, 4, 8, 8, 16};
+  static const size_t sizes[AG_DTYPE_COUNT] = {1, 2, 4, 4, 4, 8, 8, 16, 1, 1, 2, 8, 8};
   return (unsigned)t < AG_DTYPE_COUNT ? sizes[t] : 0;
 }
 
 const char *ref_name(ag_dtype t) {
-  static const char *const names[AG_DTYPE_COUNT] = {"u8", "u16", "u32", "i32", "f32", "f64", "c64", "c128"};
+  static const char *const names[AG_DTYPE_COUNT] = {"u8",  "u16",  "u32", "i32", "f32", "f64", "c64",
+                                                    "c128", "bool", "i8",  "i16", "i64", "u64"};
   return (unsigned)t < AG_DTYPE_COUNT ? names[t] : "unknown";
 }
 
-bool ref_is_integer(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32 || t == AG_I32; }
-bool ref_is_unsigned(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32; }
+bool ref_is_unsigned(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32 || t == AG_U64; }
+bool ref_is_integer(ag_dtype t) {
+  return ref_is_unsigned(t) || t == AG_I8 || t == AG_I16 || t == AG_I32 || t == AG_I64;
+}
+bool ref_is_bool(ag_dtype t) { return t == AG_BOOL; }
 bool ref_is_float(ag_dtype t) { return t == AG_F32 || t == AG_F64; }
 bool ref_is_complex(ag_dtype t) { return t == AG_C64 || t == AG_C128; }
 
@@ -63,7 +78,16 @@ ag_dtype ref_real_dtype(ag_dtype t) { return t == AG_C64 ? AG_F32 : t == AG_C128
 ref_c ref_get(ag_dtype t, const void *p, size_t i) {
   switch (t) {
   case AG_U8:
+  case AG_BOOL:
     return ((const uint8_t *)p)[i];
+  case AG_I8:
+    return ((const int8_t *)p)[i];
+  case AG_I16:
+    return ((const int16_t *)p)[i];
+  case AG_I64:
+    return ((const int64_t *)p)[i];
+  case AG_U64:
+    return ((const uint64_t *)p)[i];
   case AG_U16:
     return ((const uint16_t *)p)[i];
   case AG_U32:
@@ -102,6 +126,22 @@ static int64_t saturate(long double x, int64_t lo, int64_t hi) {
 void ref_put(ag_dtype t, void *p, size_t i, ref_c v) {
   long double re = creall(v), im = cimagl(v);
   switch (t) {
+  case AG_BOOL:
+    ((uint8_t *)p)[i] = re != 0 || im != 0;
+    break;
+  case AG_I8:
+    ((int8_t *)p)[i] = (int8_t)saturate(re, INT8_MIN, INT8_MAX);
+    break;
+  case AG_I16:
+    ((int16_t *)p)[i] = (int16_t)saturate(re, INT16_MIN, INT16_MAX);
+    break;
+  case AG_I64:
+    ((int64_t *)p)[i] = saturate(re, INT64_MIN, INT64_MAX);
+    break;
+  case AG_U64:
+    /* saturate() works in int64: u64 saturates here, at 2^64 (exact in long double). */
+    ((uint64_t *)p)[i] = isnan(re) || re <= 0 ? 0 : re >= 0x1p64L ? UINT64_MAX : (uint64_t)truncl(re);
+    break;
   case AG_U8:
     ((uint8_t *)p)[i] = (uint8_t)saturate(re, 0, UINT8_MAX);
     break;
@@ -131,37 +171,33 @@ void ref_put(ag_dtype t, void *p, size_t i, ref_c v) {
   }
 }
 
-/* @p v reduced modulo 2^bits of integer dtype @p t, as a value of that type. */
-static int64_t wrap(ag_dtype t, uint64_t v) {
-  switch (t) {
-  case AG_U8:
-    return (uint8_t)v;
-  case AG_U16:
-    return (uint16_t)v;
-  case AG_U32:
-    return (uint32_t)v;
-  case AG_I32: {
-    uint32_t u = (uint32_t)v;
-    return u >= 0x80000000u ? (int64_t)u - 0x100000000ll : (int64_t)u;
-  }
-  default:
-    return (int64_t)v;
-  }
+/* The value of the integer whose two's complement bits (modulo 2^64) are @p v, reduced
+   modulo 2^bits of integer dtype @p t: exact, as long double holds every 64-bit integer. */
+static long double wrap(ag_dtype t, uint64_t v) {
+  unsigned bits = (unsigned)ref_size(t) * 8;
+  uint64_t u = bits == 64 ? v : v & ((1ull << bits) - 1);
+  if (ref_is_unsigned(t) || u < (1ull << (bits - 1)))
+    return (long double)u;
+  return (long double)u - (bits == 64 ? 0x1p64L : (long double)(1ull << bits));
+}
+
+uint64_t ref_bits(long double v) { return v < 0 ? (uint64_t)(int64_t)v : (uint64_t)v; }
+
+/* An integer given by its bits modulo 2^64 into integer dtype @p t: its low bytes, which is
+   wrapping (the machine is little-endian). */
+static void put_bits(ag_dtype t, void *p, size_t i, uint64_t v) {
+  size_t es = ref_size(t);
+  memcpy((unsigned char *)p + i * es, &v, es);
 }
 
 void ref_put_int64(ag_dtype t, void *p, size_t i, int64_t v) {
+  if (ref_is_integer(t)) {
+    put_bits(t, p, i, (uint64_t)v);
+    return;
+  }
   switch (t) {
-  case AG_U8:
-    ((uint8_t *)p)[i] = (uint8_t)wrap(t, (uint64_t)v);
-    break;
-  case AG_U16:
-    ((uint16_t *)p)[i] = (uint16_t)wrap(t, (uint64_t)v);
-    break;
-  case AG_U32:
-    ((uint32_t *)p)[i] = (uint32_t)wrap(t, (uint64_t)v);
-    break;
-  case AG_I32:
-    ((int32_t *)p)[i] = (int32_t)wrap(t, (uint64_t)v);
+  case AG_BOOL:
+    ((uint8_t *)p)[i] = v != 0;
     break;
   /* C converts a 64-bit integer to float with one rounding to nearest. */
   case AG_F32:
@@ -178,20 +214,21 @@ void ref_put_int64(ag_dtype t, void *p, size_t i, int64_t v) {
     ((double *)p)[2 * i] = (double)v;
     ((double *)p)[2 * i + 1] = 0.0;
     break;
+  default:
+    break; /* the integers, above */
   }
 }
 
 void ref_convert(ag_dtype from, const void *x, size_t i, ag_dtype to, void *out, size_t j) {
   ref_c v = ref_get(from, x, i);
-  if (ref_is_integer(from)) {
-    /* Every integer of the four types is exact in int64; integer to integer wraps and integer
-       to float rounds once. */
-    ref_put_int64(to, out, j, (int64_t)creall(v));
+  if ((ref_is_integer(from) || ref_is_bool(from)) && ref_is_integer(to)) {
+    /* Integer (or bool) to integer wraps. */
+    put_bits(to, out, j, ref_bits(creall(v)));
     return;
   }
-  /* Float source: the value is exact in long double, so one rounding (or truncation and
-     saturation) to the target happens here. */
-  if (!ref_is_complex(to))
+  /* Anything else: the value is exact in long double, so one rounding (or truncation and
+     saturation) to the target happens here; to bool, v != 0. */
+  if (!ref_is_complex(to) && !ref_is_bool(to))
     v = creall(v);
   ref_put(to, out, j, v);
 }
@@ -201,21 +238,21 @@ void ref_convert(ag_dtype from, const void *x, size_t i, ag_dtype to, void *out,
 bool ref_unary_takes(ag_unary_op op, ag_dtype t) {
   switch (op) {
   case AG_OP_NEG:
-    return t == AG_I32 || !ref_is_integer(t);
+    return !ref_is_unsigned(t) && !ref_is_bool(t);
   case AG_OP_ABS:
   case AG_OP_SQUARE:
   case AG_OP_CONJ:
   case AG_OP_REAL:
   case AG_OP_IMAG:
-    return true;
+    return !ref_is_bool(t);
   case AG_OP_SQRT:
   case AG_OP_EXP:
   case AG_OP_LOG:
   case AG_OP_SIN:
   case AG_OP_COS:
-    return !ref_is_integer(t);
+    return ref_is_float(t) || ref_is_complex(t);
   case AG_OP_SIGN:
-    return !ref_is_unsigned(t);
+    return !ref_is_unsigned(t) && !ref_is_bool(t);
   }
   return false;
 }
@@ -226,12 +263,12 @@ bool ref_binary_takes(ag_binary_op op, ag_dtype t) {
   case AG_OP_SUB:
   case AG_OP_MUL:
   case AG_OP_DIV:
-    return true;
+    return !ref_is_bool(t);
   case AG_OP_POW:
-    return !ref_is_integer(t);
+    return !ref_is_integer(t) && !ref_is_bool(t);
   case AG_OP_MINIMUM:
   case AG_OP_MAXIMUM:
-    return !ref_is_complex(t);
+    return !ref_is_complex(t) && !ref_is_bool(t);
   }
   return false;
 }
@@ -242,8 +279,9 @@ ag_dtype ref_unary_out_dtype(ag_unary_op op, ag_dtype t) {
   return t;
 }
 
-static ref_c unary_int(ag_unary_op op, ag_dtype t, int64_t v) {
-  uint64_t u = (uint64_t)v, r = 0;
+static ref_c unary_int(ag_unary_op op, ag_dtype t, long double x) {
+  uint64_t u = ref_bits(x), r = 0;
+  int v = (x > 0) - (x < 0);
   switch (op) {
   case AG_OP_NEG:
     r = 0 - u;
@@ -255,7 +293,7 @@ static ref_c unary_int(ag_unary_op op, ag_dtype t, int64_t v) {
     r = u * u;
     break;
   case AG_OP_SIGN:
-    r = (uint64_t)(int64_t)((v > 0) - (v < 0));
+    r = (uint64_t)(int64_t)v;
     break;
   case AG_OP_IMAG:
     r = 0;
@@ -366,7 +404,7 @@ void ref_unary(ag_unary_op op, ag_dtype t, const void *x, size_t n, ref_c *want)
   for (size_t i = 0; i < n; i++) {
     ref_c v = ref_get(t, x, i);
     if (ref_is_integer(t))
-      want[i] = unary_int(op, t, (int64_t)creall(v));
+      want[i] = unary_int(op, t, creall(v));
     else if (t == AG_F32)
       want[i] = unary_f32(op, (float)creall(v));
     else if (t == AG_F64)
@@ -380,8 +418,8 @@ void ref_unary(ag_unary_op op, ag_dtype t, const void *x, size_t n, ref_c *want)
 static long double min_nan(long double a, long double b) { return isnan(a) || isnan(b) ? NAN : b < a ? b : a; }
 static long double max_nan(long double a, long double b) { return isnan(a) || isnan(b) ? NAN : b > a ? b : a; }
 
-static ref_c binary_int(ag_binary_op op, ag_dtype t, int64_t a, int64_t b) {
-  uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+static ref_c binary_int(ag_binary_op op, ag_dtype t, long double a, long double b) {
+  uint64_t ua = ref_bits(a), ub = ref_bits(b);
   switch (op) {
   case AG_OP_ADD:
     return wrap(t, ua + ub);
@@ -390,7 +428,12 @@ static ref_c binary_int(ag_binary_op op, ag_dtype t, int64_t a, int64_t b) {
   case AG_OP_MUL:
     return wrap(t, ua * ub);
   case AG_OP_DIV:
-    return b == 0 ? 0 : wrap(t, (uint64_t)(a / b)); /* C truncates toward zero */
+    /* x / 0 is 0; truncation toward zero; MIN / -1 wraps to MIN. */
+    if (b == 0)
+      return 0;
+    if (ref_is_unsigned(t))
+      return wrap(t, ua / ub);
+    return b == -1 ? wrap(t, 0 - ua) : wrap(t, (uint64_t)((int64_t)ua / (int64_t)ub));
   case AG_OP_MINIMUM:
     return a < b ? a : b;
   case AG_OP_MAXIMUM:
@@ -469,7 +512,7 @@ void ref_binary(ag_binary_op op, ag_dtype t, const void *a, size_t na, const voi
   for (size_t i = 0; i < n; i++) {
     ref_c x = ref_get(t, a, i % na), y = ref_get(t, b, i % nb);
     if (ref_is_integer(t))
-      want[i] = binary_int(op, t, (int64_t)creall(x), (int64_t)creall(y));
+      want[i] = binary_int(op, t, creall(x), creall(y));
     else if (t == AG_F32)
       want[i] = binary_f32(op, (float)creall(x), (float)creall(y));
     else if (t == AG_F64)
@@ -523,6 +566,7 @@ void ref_soft_threshold(ag_dtype t, const void *v, double alpha, size_t n, ref_c
 bool ref_comparison_takes(ag_compare_op op, ag_dtype t) {
   return op == AG_CMP_EQ || op == AG_CMP_NE || !ref_is_complex(t);
 }
+/* (bool compares as 0 and 1, as numpy's does.) */
 
 /* x op y on exact values: C's comparisons, which are IEEE 754's (NaN unordered); complex
    numbers are equal when both parts are. */
@@ -554,7 +598,7 @@ void ref_comparison(ag_compare_op op, ag_dtype t, const void *a, size_t na, cons
 void ref_comparison_scalar(ag_compare_op op, ag_dtype t, const void *x, size_t n, double re, double im, bool first,
                            unsigned char *want) {
   ref_c s = CMPLXL(re, im);
-  if (!ref_is_integer(t)) {
+  if (!ref_is_integer(t) && !ref_is_bool(t)) {
     unsigned char rounded[16];
     ref_put(t, rounded, 0, s);
     s = ref_get(t, rounded, 0);
@@ -610,10 +654,10 @@ void ref_reduce(ref_reduction r, ag_dtype t, const void *x, const void *y, size_
           /* Exact in 64 bits (wrapping, as a 64-bit accumulator would). */
           uint64_t s = 0;
           for (size_t j = 0; j < len; j++) {
-            uint64_t a = (uint64_t)(int64_t)creall(ref_get(t, x, first + j * inner));
-            s += r == REF_DOT ? a * (uint64_t)(int64_t)creall(ref_get(t, y, first + j * inner)) : a;
+            uint64_t a = ref_bits(creall(ref_get(t, x, first + j * inner)));
+            s += r == REF_DOT ? a * ref_bits(creall(ref_get(t, y, first + j * inner))) : a;
           }
-          acc = (long double)(int64_t)s;
+          acc = wrap(ref_is_unsigned(t) ? AG_U64 : AG_I64, s);
           sc = fabsl(creall(acc));
         } else {
           for (size_t j = 0; j < len; j++) {
@@ -671,7 +715,8 @@ static ref_tol by_precision(ag_dtype t, double rel32, double abs32, double rel64
 
 ref_tol ref_tol_unary(ag_unary_op op, ag_dtype t) {
   /* Integers are exact; negation, conjugation and taking parts are exact in IEEE. */
-  if (ref_is_integer(t) || op == AG_OP_NEG || op == AG_OP_CONJ || op == AG_OP_REAL || op == AG_OP_IMAG)
+  if (ref_is_integer(t) || ref_is_bool(t) || op == AG_OP_NEG || op == AG_OP_CONJ || op == AG_OP_REAL ||
+      op == AG_OP_IMAG)
     return REF_EXACT;
   bool cx = ref_is_complex(t);
   switch (op) {

@@ -30,7 +30,9 @@ uint32_t ref_lcg_next(ref_lcg *g);
 double ref_lcg_uniform(ref_lcg *g, double lo, double hi);
 
 /* @p n values of dtype @p t at @p p, seeded by @p seed: integers uniform in [lo, hi] (both
-   inclusive, whole numbers), floats uniform in [lo, hi), complex numbers with both parts so. */
+   inclusive, whole numbers; a range of 2^63 or more is a 64-bit dtype's whole range), floats
+   uniform in [lo, hi), complex numbers with both parts so; bool false or true (lo and hi
+   unused). */
 void ref_random(ag_dtype t, void *p, size_t n, uint64_t seed, double lo, double hi);
 
 /* ---- dtypes ----------------------------------------------------------------------------------- */
@@ -38,14 +40,15 @@ void ref_random(ag_dtype t, void *p, size_t n, uint64_t seed, double lo, double 
 /* The references' own table of dtypes, independent of ag_dtype_size and ag_dtype_name. */
 size_t ref_size(ag_dtype t);
 const char *ref_name(ag_dtype t);
-bool ref_is_integer(ag_dtype t);
-bool ref_is_unsigned(ag_dtype t);
+bool ref_is_integer(ag_dtype t);  /* the eight integer dtypes; not bool */
+bool ref_is_unsigned(ag_dtype t); /* u8, u16, u32, u64 */
+bool ref_is_bool(ag_dtype t);
 bool ref_is_float(ag_dtype t); /* f32, f64 */
 bool ref_is_complex(ag_dtype t);
 /* The real dtype of a complex one's precision (c64 -> f32, c128 -> f64); @p t otherwise. */
 ag_dtype ref_real_dtype(ag_dtype t);
 
-/* Element @p i of dtype @p t at @p p, exactly (integers up to 2^32 and every float fit). */
+/* Element @p i of dtype @p t at @p p, exactly (every 64-bit integer and every float fit). */
 ref_c ref_get(ag_dtype t, const void *p, size_t i);
 /* Stores @p v as element @p i, converted as ag_astype converts a float value (truncation toward
    zero and saturation for integers, NaN giving 0; rounding to nearest for floats). Exact for
@@ -55,8 +58,12 @@ void ref_put(ag_dtype t, void *p, size_t i, ref_c v);
    element @p j of @p out. Complex to real is not a conversion ag_astype makes; here it keeps the
    real part. */
 void ref_convert(ag_dtype from, const void *x, size_t i, ag_dtype to, void *out, size_t j);
+/* The two's complement bits (modulo 2^64) of an integer value @p v held exactly (from
+   -2^63 to 2^64 - 1). */
+uint64_t ref_bits(long double v);
 /* An exact 64-bit integer stored into dtype @p t: wrapping for integer dtypes (as C converts to
-   unsigned types), rounding to nearest once for float dtypes. */
+   unsigned types; a u64 value is given by its bits), v != 0 for bool, rounding to nearest once
+   for float dtypes. */
 void ref_put_int64(ag_dtype t, void *p, size_t i, int64_t v);
 
 /* ---- elementwise references ------------------------------------------------------------------- */

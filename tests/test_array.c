@@ -7,7 +7,8 @@
 
 #include "reference.h"
 
-static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128};
+static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8,  AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
+                                                     AG_C128, AG_BOOL, AG_I8, AG_I16, AG_I64, AG_U64};
 
 /* One shape per ndim 1..4, none of whose lengths is a power of two. */
 static const size_t shapes[4][4] = {{5}, {3, 7}, {2, 3, 5}, {2, 1, 3, 5}};
@@ -524,9 +525,12 @@ START_TEST(fill_sets_every_element_for_every_dtype) {
   ag_device *dev = test_device(_i);
   /* Values every dtype holds exactly, then signed, fractional and special values where the
      dtype holds them (0.1 and 16777217 round once to f32). */
-  const double everywhere[] = {3.0, 0.0, 255.0, 1.0};
+  const double everywhere[] = {3.0, 0.0, 1.0};
+  const double wide_values[] = {127.0, 255.0}; /* i8 holds the first */
   const double signed_values[] = {-1.0, -2147483648.0, 2147483647.0};
   const double float_values[] = {0.1, -2.5e-3, 16777217.0, 1e30, NAN, INFINITY, -INFINITY};
+  /* bool: any nonzero value, NaN too, is true (array.h). */
+  const double bool_values[] = {0.5, -2.0, NAN, 0.0, -0.0};
   const size_t n = 1023;
   for (int k = 0; k < AG_DTYPE_COUNT; k++) {
     ag_dtype t = all_dtypes[k];
@@ -534,9 +538,14 @@ START_TEST(fill_sets_every_element_for_every_dtype) {
       continue;
     ag_array *a = test_array_new(dev, t, 1, &n);
     check_fills(a, t, n, everywhere, sizeof everywhere / sizeof everywhere[0]);
-    if (t == AG_I32 || !ref_is_integer(t))
+    if (t == AG_BOOL) {
+      check_fills(a, t, n, bool_values, sizeof bool_values / sizeof bool_values[0]);
+    } else {
+      check_fills(a, t, n, wide_values, t == AG_I8 ? 1 : 2);
+    }
+    if (t == AG_I32 || t == AG_I64 || ref_is_float(t) || ref_is_complex(t))
       check_fills(a, t, n, signed_values, sizeof signed_values / sizeof signed_values[0]);
-    if (!ref_is_integer(t))
+    if (ref_is_float(t) || ref_is_complex(t))
       check_fills(a, t, n, float_values, sizeof float_values / sizeof float_values[0]);
     ag_array_free(a);
   }
@@ -552,18 +561,23 @@ START_TEST(fill_refuses_values_an_integer_dtype_cannot_hold) {
      wrapped into an integer array). The limits themselves are accepted exactly. */
   const double refused[] = {3.7, -3.7, 300.5, 1e10, -1e10, NAN, INFINITY, -INFINITY, 65535.9};
   const size_t n = 1023;
-  for (ag_dtype t = AG_U8; t <= AG_I32; t++) {
-    if (!test_dtype_runs(dev, t))
-      continue;
+  const ag_dtype ints[] = {AG_U8, AG_U16, AG_U32, AG_U64, AG_I8, AG_I16, AG_I32, AG_I64};
+  for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
+    ag_dtype t = ints[k];
     ag_array *a = test_array_new(dev, t, 1, &n);
-    const double lo = t == AG_I32 ? -2147483648.0 : 0;
-    const double hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+    /* The limits; for 64 bits the doubles nearest inside them (2^63 - 1024, 2^64 - 2048), the
+       next doubles out being 2^63 and 2^64 (and -2^63 - 2048). */
+    unsigned bits = (unsigned)ref_size(t) * 8;
+    bool sgn = !ref_is_unsigned(t);
+    double lo = sgn ? -ldexp(1, (int)bits - 1) : 0, edge = ldexp(1, (int)bits - sgn);
+    double hi = bits == 64 ? edge - (sgn ? 1024 : 2048) : edge - 1;
     const double limits[] = {lo, hi};
     check_fills(a, t, n, limits, 2);
     CHECK_OK(ag_fill(NULL, a, 7));
     for (size_t j = 0; j < sizeof refused / sizeof refused[0]; j++)
-      CHECK_REFUSED(ag_fill(NULL, a, refused[j]), AG_ERR_INVALID_ARGUMENT, "ag_fill", "value");
-    const double below = lo - 1, above = hi + 1;
+      if (!(refused[j] == floor(refused[j]) && refused[j] >= lo && refused[j] <= hi)) /* 1e10 fits 64 bits */
+        CHECK_REFUSED(ag_fill(NULL, a, refused[j]), AG_ERR_INVALID_ARGUMENT, "ag_fill", "value");
+    const double below = sgn ? (bits == 64 ? lo - 2048 : lo - 1) : -1, above = edge;
     CHECK_REFUSED(ag_fill(NULL, a, below), AG_ERR_INVALID_ARGUMENT, "ag_fill", "value");
     CHECK_REFUSED(ag_fill(NULL, a, above), AG_ERR_INVALID_ARGUMENT, "ag_fill", "value");
     const double seven = 7;
@@ -646,7 +660,8 @@ static const double convert_values[] = {
     -2.5,       127,         128,         200,        255,        255.9,    256,       300,          -129,
     32767,      32768,       65535,       65535.5,    65536,      -65536,   16777217,  -16777217,    2147483647,
     2147483648, -2147483648, -2147483649, 4294967295, 4294967296, 1e10,     -1e10,     0.1,          123456.789,
-    1e30,       3.4e38,      1e300,       -1e300,     NAN,        INFINITY, -INFINITY, -2147483648.9};
+    1e30,       3.4e38,      1e300,       -1e300,     NAN,        INFINITY, -INFINITY, -2147483648.9,
+    0x1p62,     9.3e18,      -9.3e18,     1.8e19,     2e19,       -0x1p63,  0x1p53};
 enum { NCONVERT = sizeof convert_values / sizeof convert_values[0] };
 
 START_TEST(astype_converts_between_every_pair_of_dtypes) {
@@ -672,7 +687,7 @@ START_TEST(astype_converts_between_every_pair_of_dtypes) {
       if (!test_dtype_runs(dev, to))
         continue;
       ag_array *out = test_array_new(dev, to, 1, &n);
-      if (ref_is_complex(from) && !ref_is_complex(to)) {
+      if (ref_is_complex(from) && !ref_is_complex(to) && !ref_is_bool(to)) {
         CHECK_REFUSED(ag_astype(NULL, x, out), AG_ERR_UNSUPPORTED, "ag_astype", ref_name(from));
         ag_array_free(out);
         continue;

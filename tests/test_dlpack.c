@@ -16,7 +16,9 @@
 static const DLDataType dl_of[AG_DTYPE_COUNT] = {
     [AG_U8] = {kDLUInt, 8, 1},     [AG_U16] = {kDLUInt, 16, 1},  [AG_U32] = {kDLUInt, 32, 1},
     [AG_I32] = {kDLInt, 32, 1},    [AG_F32] = {kDLFloat, 32, 1}, [AG_F64] = {kDLFloat, 64, 1},
-    [AG_C64] = {kDLComplex, 64, 1}, [AG_C128] = {kDLComplex, 128, 1},
+    [AG_C64] = {kDLComplex, 64, 1}, [AG_C128] = {kDLComplex, 128, 1}, [AG_BOOL] = {6, 8, 1}, /* kDLBool, 0.8 */
+    [AG_I8] = {kDLInt, 8, 1},      [AG_I16] = {kDLInt, 16, 1},   [AG_I64] = {kDLInt, 64, 1},
+    [AG_U64] = {kDLUInt, 64, 1},
 };
 
 /* ---- tensors with a counting deleter ----------------------------------------------------------- */
@@ -105,9 +107,9 @@ START_TEST(dtypes_anygpu_lacks_are_refused_by_name) {
     DLDataType dt;
     const char *name;
   } bad[] = {
-      {{kDLInt, 64, 1}, "int64"},   {{kDLUInt, 64, 1}, "uint64"},  {{kDLInt, 8, 1}, "int8"},
-      {{kDLInt, 16, 1}, "int16"},   {{kDLFloat, 16, 1}, "float16"}, {{kDLBfloat, 16, 1}, "bfloat16"},
-      {{6, 8, 1}, "bool8"},         {{kDLFloat, 32, 4}, "lanes"},  {{kDLOpaqueHandle, 64, 1}, "handle64"},
+      {{kDLInt, 128, 1}, "int128"}, {{kDLUInt, 1, 1}, "uint1"},     {{kDLFloat, 16, 1}, "float16"},
+      {{kDLBfloat, 16, 1}, "bfloat16"}, {{6, 1, 1}, "bool1"},       {{kDLFloat, 32, 4}, "lanes"},
+      {{kDLOpaqueHandle, 64, 1}, "handle64"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     own_tensor *o = own_new(1, (const int64_t[]){4}, 64);
@@ -117,9 +119,9 @@ START_TEST(dtypes_anygpu_lacks_are_refused_by_name) {
     own_deleter(&o->t);
   }
   own_tensor *o = own_new(1, (const int64_t[]){4}, 64);
-  o->t.dl_tensor.dtype = (DLDataType){kDLInt, 64, 1};
-  check_refused(o, AG_ERR_INVALID_ARGUMENT, "dtype", "int64");
-  CHECK_MESSAGE_HAS("int64 (code 0, bits 64)");
+  o->t.dl_tensor.dtype = (DLDataType){kDLFloat, 16, 1};
+  check_refused(o, AG_ERR_INVALID_ARGUMENT, "dtype", "float16");
+  CHECK_MESSAGE_HAS("float16 (code 2, bits 16)");
   own_deleter(&o->t);
 }
 END_TEST

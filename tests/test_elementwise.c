@@ -9,7 +9,8 @@
 
 #include "reference.h"
 
-static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128};
+static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8,  AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
+                                                     AG_C128, AG_BOOL, AG_I8, AG_I16, AG_I64, AG_U64};
 static const ag_dtype float_dtypes[4] = {AG_F32, AG_F64, AG_C64, AG_C128};
 
 /* Sizes: one element, fewer than a vector, an odd count spanning several work-groups, and more
@@ -61,11 +62,13 @@ enum { NBINARY = sizeof binaries / sizeof binaries[0] };
 
 /* ---- inputs ------------------------------------------------------------------------------------ */
 
-/* The whole range of an integer dtype; i32 without INT_MIN, whose negation and quotient by -1
-   wrap to itself (the wraparound test checks those on their own). */
+/* The whole range of an integer dtype; signed ones without their minimum, whose negation and
+   quotient by -1 wrap to itself (the wraparound test checks those on their own). */
 static void int_range(ag_dtype t, double *lo, double *hi) {
-  *lo = t == AG_I32 ? -2147483647.0 : 0;
-  *hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+  unsigned bits = (unsigned)ref_size(t) * 8;
+  /* 64 bits: a range of 2^64, which ref_random takes as the whole range (minimum excluded). */
+  *lo = ref_is_unsigned(t) ? 0 : -ldexp(1, (int)bits - 1) + (bits < 64);
+  *hi = ldexp(1, (int)bits - !ref_is_unsigned(t)) - (bits < 64);
 }
 
 /* Inputs that make each unary operation meaningful: sqrt and log of positive reals, exp within
@@ -621,17 +624,37 @@ START_TEST(integers_wrap_around_and_divide_by_zero_to_zero) {
       {AG_I32, ag_div, "ag_div", -2147483648.0, -1, -2147483648.0}, /* wraps (docs/operations.md) */
       {AG_I32, ag_minimum, "ag_minimum", -5, 3, -5},
       {AG_U32, ag_maximum, "ag_maximum", 4294967295.0, 3, 4294967295.0},
+      {AG_I8, ag_add, "ag_add", 127, 1, -128},
+      {AG_I8, ag_sub, "ag_sub", -128, 1, 127},
+      {AG_I8, ag_mul, "ag_mul", 16, 8, -128},
+      {AG_I8, ag_mul, "ag_mul", -128, -1, -128},
+      {AG_I8, ag_div, "ag_div", -128, -1, -128},
+      {AG_I8, ag_div, "ag_div", -7, 2, -3},
+      {AG_I8, ag_div, "ag_div", 5, 0, 0},
+      {AG_I16, ag_add, "ag_add", 32767, 1, -32768},
+      {AG_I16, ag_mul, "ag_mul", 256, 128, -32768},
+      {AG_I16, ag_mul, "ag_mul", 300, 300, 24464},
+      {AG_I16, ag_div, "ag_div", -32768, -1, -32768},
+      {AG_I16, ag_div, "ag_div", 7, -2, -3},
+      {AG_I64, ag_div, "ag_div", -7, 2, -3},
+      {AG_I64, ag_div, "ag_div", -7, 0, 0},
+      {AG_I64, ag_mul, "ag_mul", 4294967296.0, 4294967296.0, 0},
+      {AG_U64, ag_sub, "ag_sub", 0, 1, 18446744073709551615.0},
+      {AG_U64, ag_div, "ag_div", 100, 0, 0},
+      {AG_U64, ag_mul, "ag_mul", 4294967296.0, 4294967296.0, 0},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     ag_dtype t = cases[k].t;
-    unsigned char a[4], b[4];
+    unsigned char a[8], b[8];
     ref_put(t, a, 0, cases[k].a);
     ref_put(t, b, 0, cases[k].b);
     ag_array *aa = test_array_1d(dev, t, 1, a), *ab = test_array_1d(dev, t, 1, b),
              *out = test_array_new(dev, t, 1, &(size_t){1});
     ref_check_ok(cases[k].fn(NULL, aa, ab, out), "%s", cases[k].name);
     void *got = test_array_read(out);
-    ck_assert_msg(creall(ref_get(t, got, 0)) == cases[k].want, "%s: %s: %.0f and %.0f as %s gave %.0Lf, expected %.0f",
+    /* (u64 0 - 1: 2^64 - 1, which ref_get gives exactly and the double 2^64 stands for.) */
+    long double want = t == AG_U64 && cases[k].want > 1.8e19 ? 18446744073709551615.0L : cases[k].want;
+    ck_assert_msg(creall(ref_get(t, got, 0)) == want, "%s: %s: %.0f and %.0f as %s gave %.0Lf, expected %.0f",
                   test_label(), cases[k].name, cases[k].a, cases[k].b, ref_name(t), creall(ref_get(t, got, 0)),
                   cases[k].want);
     free(got);
@@ -665,6 +688,53 @@ START_TEST(integers_wrap_around_and_divide_by_zero_to_zero) {
   ag_array_free(x);
   ag_array_free(y);
   ag_array_free(out);
+
+  /* 64 bits, whose limits no double holds: INT64_MAX + 1, INT64_MIN - 1, INT64_MIN * -1,
+     INT64_MIN / -1, -INT64_MIN and |INT64_MIN| all wrap to a limit; u64 wraps at 2^64. */
+  const int64_t i64a[] = {INT64_MAX, INT64_MIN, INT64_MIN, INT64_MIN, 3037000500, -9};
+  const int64_t i64b[] = {1, 1, -1, 2, 3037000500, 4};
+  const int64_t i64want[][4] = {/* add, sub, mul, div */
+                                {INT64_MIN, INT64_MAX - 1, INT64_MAX, INT64_MAX},
+                                {INT64_MIN + 1, INT64_MAX, INT64_MIN, INT64_MIN},
+                                {INT64_MAX, INT64_MIN + 1, INT64_MIN, INT64_MIN},
+                                {INT64_MIN + 2, INT64_MAX - 1, 0, INT64_MIN / 2},
+                                {6074001000, 0, (int64_t)(3037000500ull * 3037000500ull), 1},
+                                {-5, -13, -36, -2}};
+  const uint64_t u64a[] = {UINT64_MAX, 0, 1ull << 63, UINT64_MAX};
+  const uint64_t u64b[] = {1, 1, 2, UINT64_MAX};
+  const uint64_t u64want[][4] = {{0, UINT64_MAX - 1, UINT64_MAX, UINT64_MAX},
+                                 {1, UINT64_MAX, 0, 0},
+                                 {(1ull << 63) + 2, (1ull << 63) - 2, 0, 1ull << 62},
+                                 {UINT64_MAX - 1, 0, 1, 1}};
+  const binary_fn fns[4] = {ag_add, ag_sub, ag_mul, ag_div};
+  for (int w = 0; w < 2; w++) {
+    ag_dtype t = w ? AG_U64 : AG_I64;
+    size_t n = w ? 4 : 6;
+    ag_array *a64 = test_array_1d(dev, t, n, w ? (const void *)u64a : (const void *)i64a),
+             *b64 = test_array_1d(dev, t, n, w ? (const void *)u64b : (const void *)i64b),
+             *o64 = test_array_new(dev, t, 1, &n);
+    for (int f = 0; f < 4; f++) {
+      ref_check_ok(fns[f](NULL, a64, b64, o64), "op %d of %s", f, ref_name(t));
+      uint64_t back[6];
+      CHECK_OK(ag_array_to_host(o64, back, n * 8));
+      for (size_t i = 0; i < n; i++) {
+        uint64_t want = w ? u64want[i][f] : (uint64_t)i64want[i][f];
+        ck_assert_msg(back[i] == want, "%s: %s op %d, element %zu: got %#llx, expected %#llx", test_label(),
+                      ref_name(t), f, i, (unsigned long long)back[i], (unsigned long long)want);
+      }
+    }
+    if (!w) {
+      int64_t gneg[6], gabs[6];
+      CHECK_OK(ag_neg(NULL, a64, o64));
+      CHECK_OK(ag_array_to_host(o64, gneg, sizeof gneg));
+      CHECK_OK(ag_abs(NULL, a64, o64));
+      CHECK_OK(ag_array_to_host(o64, gabs, sizeof gabs));
+      ck_assert(gneg[0] == -INT64_MAX && gneg[1] == INT64_MIN && gabs[1] == INT64_MIN && gabs[5] == 9);
+    }
+    ag_array_free(a64);
+    ag_array_free(b64);
+    ag_array_free(o64);
+  }
 }
 END_TEST
 
@@ -1338,14 +1408,14 @@ START_TEST(empty_arrays_succeed_doing_nothing) {
                      ref_name(t));
       }
       ref_check_ok(ag_where(NULL, cond, a, b, out), "ag_where of empty %s arrays", ref_name(t));
-      if (!ref_is_integer(t)) {
+      if (ref_is_float(t) || ref_is_complex(t)) {
         ref_check_ok(ag_axpby(NULL, 1, a, 2, b, out), "ag_axpby of empty %s arrays", ref_name(t));
         ref_check_ok(ag_soft_threshold(NULL, a, 1, out), "ag_soft_threshold of an empty %s array", ref_name(t));
       }
-      if (!ref_is_complex(t))
+      if (ref_is_float(t) || ref_is_integer(t))
         ref_check_ok(ag_clamp(NULL, a, 0, 1, out), "ag_clamp of an empty %s array", ref_name(t));
       /* Broadcasting an empty row over {3, 0}: still nothing to do. */
-      if (s == 1) {
+      if (s == 1 && ref_binary_takes(AG_OP_ADD, t)) {
         ag_array *row = NULL;
         CHECK_OK(ag_array_index(a, 0, &row));
         ref_check_ok(ag_add(NULL, b, row, out), "ag_add broadcasting an empty row");

@@ -24,7 +24,8 @@
 #include "reduce_cases.h"
 #include "sparse_cases.h"
 
-static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128};
+static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8,  AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
+                                                     AG_C128, AG_BOOL, AG_I8, AG_I16, AG_I64, AG_U64};
 
 /* Elementwise operands: 3 rows of 60, 180 elements: three work-groups of 64 (tests/meson.build
    runs this suite with oclgrind --max-wgsize 64), the last one ragged; broadcast operands are
@@ -55,8 +56,10 @@ static void range_of(ag_dtype t, kind k, double *lo, double *hi) {
   *lo = -3;
   *hi = 3;
   if (ref_is_integer(t)) {
-    *lo = t == AG_I32 ? -2147483647.0 : 0;
-    *hi = t == AG_U8 ? 255 : t == AG_U16 ? 65535 : t == AG_U32 ? 4294967295.0 : 2147483647.0;
+    /* 64 bits: a range of 2^64, which ref_random takes as the whole range (minimum excluded). */
+    unsigned bits = (unsigned)ref_size(t) * 8;
+    *lo = ref_is_unsigned(t) ? 0 : -ldexp(1, (int)bits - 1) + (bits < 64);
+    *hi = ldexp(1, (int)bits - !ref_is_unsigned(t)) - (bits < 64);
   } else if (k == POSITIVE) {
     *lo = 0.1;
     *hi = 10;
@@ -215,7 +218,7 @@ START_TEST(axpby_soft_threshold_clamp_where_and_comparisons_match_the_reference)
     ref_c *want = test_alloc(N * sizeof *want);
     long double *scale = test_alloc(N * sizeof *scale);
     char what[64];
-    if (!ref_is_integer(t)) {
+    if (ref_is_float(t) || cx) {
       ag_array *out = test_array_new(dev, t, 2, shape2);
       ref_check_ok(ag_axpby(NULL, alpha, ax, beta, ay, out), "ag_axpby of %s", ref_name(t));
       ref_axpby(t, alpha, x, beta, y, N, want);
@@ -234,7 +237,7 @@ START_TEST(axpby_soft_threshold_clamp_where_and_comparisons_match_the_reference)
       ref_tol soft_tol = !cx ? REF_EXACT : single ? (ref_tol){1e-6, 0} : (ref_tol){2e-15, 0};
       check_out(out, t, want, cx ? scale : NULL, N, soft_tol, what);
     }
-    if (!cx) {
+    if (ref_is_float(t) || ref_is_integer(t)) {
       /* Bounds a quarter and three quarters into the inputs' range, so both bite. */
       double lo, hi;
       range_of(t, ANY, &lo, &hi);
@@ -326,7 +329,7 @@ START_TEST(fftshift_and_ifftshift_move_every_element_where_numpy_does) {
 }
 END_TEST
 
-/* astype between every pair of dtypes the kernels convert (complex converts to complex only):
+/* astype between every pair of dtypes the kernels convert (complex converts to complex and bool):
    reals in [-300, 70000], so conversions to u8 and u16 saturate at both ends; integers over
    their range. Conversions are exact or rounded once, so the comparison is exact. */
 START_TEST(astype_converts_between_every_pair_of_dtypes) {
@@ -339,7 +342,7 @@ START_TEST(astype_converts_between_every_pair_of_dtypes) {
     ag_array *ax = oclgrind_operand(dev, from, 2, shape2, x);
     for (int b = 0; b < AG_DTYPE_COUNT; b++) {
       ag_dtype to = all_dtypes[b];
-      if (!test_dtype_runs(dev, to) || (ref_is_complex(from) && !ref_is_complex(to)))
+      if (!test_dtype_runs(dev, to) || (ref_is_complex(from) && !ref_is_complex(to) && !ref_is_bool(to)))
         continue;
       ag_array *out = test_array_new(dev, to, 2, shape2);
       ref_check_ok(ag_astype(NULL, ax, out), "ag_astype from %s to %s", ref_name(from), ref_name(to));
@@ -382,7 +385,7 @@ static void check_reductions(ag_device *dev, const red_shape *shape, which w, ui
     if (w == EVERY_KERNEL && reductions[r].r == REF_MEAN)
       continue;
     for (int k = 0; k < AG_DTYPE_COUNT; k++) {
-      ag_dtype t = all_dtypes[k], outs[3];
+      ag_dtype t = all_dtypes[k], outs[4];
       if (!test_dtype_runs(dev, t))
         continue;
       int nouts = allowed_outputs(reductions[r].r, t, outs);
@@ -437,7 +440,7 @@ START_TEST(reductions_in_pieces_with_whole_blocks_match_the_reference) {
     ag_dtype t;
   } cases[] = {{REF_SUM, AG_I32}, {REF_DOT, AG_F32}, {REF_SUM, AG_C64}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    ag_dtype outs[3];
+    ag_dtype outs[4];
     allowed_outputs(cases[c].r, cases[c].t, outs);
     ag_array *arrays[3];
     check_reduction(dev, &reductions[cases[c].r], cases[c].t, outs[0], 2, shape, 0, 12000u + c, arrays);

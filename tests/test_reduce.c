@@ -8,7 +8,8 @@
 
 #include "reduce_cases.h"
 
-static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128};
+static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8,  AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
+                                                     AG_C128, AG_BOOL, AG_I8, AG_I16, AG_I64, AG_U64};
 
 /* Sizes, as for the elementwise operations: 1, less than a vector, several work-groups with a
    ragged end, and more than 2^20 (many work-groups, a multi-stage combination). */
@@ -24,7 +25,7 @@ static void check_all_elements(ag_device *dev, const ref_reduction *which, size_
       if (reductions[k].r == which[w])
         red = &reductions[k];
     for (int k = 0; k < AG_DTYPE_COUNT; k++) {
-      ag_dtype t = all_dtypes[k], outs[3];
+      ag_dtype t = all_dtypes[k], outs[4];
       if (!test_dtype_runs(dev, t))
         continue;
       int nouts = allowed_outputs(red->r, t, outs);
@@ -67,7 +68,7 @@ START_TEST(reductions_along_each_axis_match_the_reference) {
     for (int axis = 0; axis < shapes[s].ndim; axis++) {
       for (int r = 0; r < NRED; r++) {
         for (int k = 0; k < AG_DTYPE_COUNT; k++) {
-          ag_dtype t = all_dtypes[k], outs[3];
+          ag_dtype t = all_dtypes[k], outs[4];
           if (!test_dtype_runs(dev, t))
             continue;
           int nouts = allowed_outputs(reductions[r].r, t, outs);
@@ -95,7 +96,7 @@ START_TEST(reductions_refuse_output_dtypes_the_header_does_not_allow) {
     CHECK_OK(ag_fill(NULL, x, 1));
     for (int r = 0; r < NRED; r++) {
       const reduction *red = &reductions[r];
-      ag_dtype outs[3];
+      ag_dtype outs[4];
       int nouts = allowed_outputs(red->r, t, outs);
       for (int o = 0; o < AG_DTYPE_COUNT; o++) {
         ag_dtype ot = all_dtypes[o];
@@ -502,7 +503,7 @@ static void check_empty_reductions(ag_device *dev, const ref_reduction *which, s
       for (int r = 0; r < NRED; r++)
         if (reductions[r].r == which[w])
           red = &reductions[r];
-      ag_dtype outs[3];
+      ag_dtype outs[4];
       if (allowed_outputs(red->r, t, outs) == 0)
         continue;
       ag_dtype ot = outs[0];

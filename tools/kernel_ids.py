@@ -11,7 +11,7 @@ the ids come from the same definitions as the kernels themselves.
 
 A kernel of a per-dtype family is named with its variant's dtype (ag_add_f32,
 ag_azint_csr_f32_f64_frames); without that first "_f32" it is one kernel for every dtype,
-which gets eight consecutive ids, one per dtype code: AG_K_ADD + AG_F32 is ag_add_f32. A
+which gets thirteen consecutive ids, one per dtype code: AG_K_ADD + AG_F32 is ag_add_f32. A
 dtype the family does not define that kernel for leaves its id without a kernel. A family
 built once gets one id per kernel.
 
@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-DTYPES = ["u8", "u16", "u32", "i32", "f32", "f64", "c64", "c128"]
+# Kernel-name suffixes by dtype code (ag_dtype's values); bool is b1, numpy's short name.
+DTYPES = ["u8", "u16", "u32", "i32", "f32", "f64", "c64", "c128", "b1", "i8", "i16", "i64", "u64"]
 ENTRY = re.compile(r"ag_kernel_list<(\w+) (EW|ITEMS|GROUPS) (\w+)((?: *\w+\([^()]*\))*) *>")
 PARAM = re.compile(r"(array|value|buffer)\(([^,()]+), *(\w+)\)")
 FAMILY = re.compile(r"^AG_FAMILY\((\w+), *(AG_ONCE|AG_PER_DTYPE)\)", re.M)
@@ -83,7 +84,7 @@ def main():
         per_dtype = kind == "AG_PER_DTYPE"
         bases = {}
         order = []
-        for v in range(8) if per_dtype else [None]:
+        for v in range(len(DTYPES)) if per_dtype else [None]:
             for name, form, shape, params in kernels_of(a.cc, a.incs, family, v, deps):
                 base = base_of(name, DTYPES[v]) if per_dtype else name
                 if base is None:
@@ -103,7 +104,7 @@ def main():
     h = [
         "/* kernel_ids.h - the built-in kernels' ids, made by tools/kernel_ids.py from",
         "   kernels_shared/families.h and the family sources; do not edit. A kernel of a per-dtype",
-        "   family has eight ids, one per dtype code: AG_K_ADD + AG_F32 is ag_add_f32. */",
+        "   family has one id per dtype code (13): AG_K_ADD + AG_F32 is ag_add_f32. */",
         "#ifndef AG_KERNEL_IDS_H",
         "#define AG_KERNEL_IDS_H",
         "",
@@ -118,7 +119,7 @@ def main():
         if per_dtype:
             dts = " ".join(DTYPES[v] for v, *_ in variants)
             h.append("  %s = %d, /* %s: %s */" % (const, at, variants[0][1].replace("_" + DTYPES[variants[0][0]], "_<dt>", 1), dts))
-            at += 8
+            at += len(DTYPES)
         else:
             h.append("  %s = %d, /* %s */" % (const, at, variants[0][1]))
             at += 1
@@ -154,7 +155,7 @@ def main():
                          if kind == "array" and not t.startswith("const "))
             rows.append('  [%d] = {"%s", AG__FAMILY_%s, %d, %s, %d, args_%d, 0x%xull},'
                         % (idx, name, fam, -1 if v is None else v, forms[form], nargs, idx, writes))
-        at += 8 if per_dtype else 1
+        at += len(DTYPES) if per_dtype else 1
     c += ["", "const ag__kernel_info ag__kernels[AG__KERNEL_COUNT] = {"] + rows + ["};", ""]
 
     for path, lines in ((a.header, h), (a.table, c)):

@@ -32,8 +32,10 @@
 extern "C" {
 #endif
 
-/** Element types. Complex types are interleaved (re, im) pairs of float or double, as C99
-    `float complex` and numpy's complex64/complex128. */
+/** Element types, numpy's and the array API standard's. Complex types are interleaved (re, im)
+    pairs of float or double, as C99 `float complex` and numpy's complex64/complex128. AG_BOOL
+    is one byte holding 0 or 1, as numpy's bool and C's `bool`. The values are fixed: the
+    dtypes after AG_C128 came later, so codes do not follow kinds. */
 typedef enum ag_dtype {
   AG_U8 = 0,
   AG_U16 = 1,
@@ -43,9 +45,14 @@ typedef enum ag_dtype {
   AG_F64 = 5,
   AG_C64 = 6,
   AG_C128 = 7,
+  AG_BOOL = 8,
+  AG_I8 = 9,
+  AG_I16 = 10,
+  AG_I64 = 11,
+  AG_U64 = 12,
 } ag_dtype;
 
-#define AG_DTYPE_COUNT 8
+#define AG_DTYPE_COUNT 13
 /** The most dimensions an array has (numpy has 64, PyTorch and CuPy 64, ArrayFire 4); more is
     AG_ERR_INVALID_ARGUMENT naming the limit. */
 #define AG_MAX_DIMS 8
@@ -57,8 +64,8 @@ typedef struct ag_array ag_array;
 
 /** Bytes per element (1 for AG_U8 ... 16 for AG_C128); 0 for a value outside the enum. */
 AG_API size_t ag_dtype_size(ag_dtype t);
-/** "u8", "u16", "u32", "i32", "f32", "f64", "c64", "c128"; "unknown" outside the enum. Static
-    strings. */
+/** "u8", "u16", "u32", "i32", "f32", "f64", "c64", "c128", "bool", "i8", "i16", "i64",
+    "u64"; "unknown" outside the enum. Static strings. */
 AG_API const char *ag_dtype_name(ag_dtype t);
 
 /** A new C-contiguous array of @p ndim (0 to AG_MAX_DIMS) dimensions, uninitialised, the

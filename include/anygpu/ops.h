@@ -31,6 +31,8 @@ extern "C" {
 
 /* ---- elementwise, one input ------------------------------------------------------------- */
 
+/* "all" below is every dtype but bool, which takes comparisons, ag_where, ag_astype, copies and
+   fills only. Integer arithmetic wraps modulo 2^bits in every width, as numpy's. */
 typedef enum ag_unary_op {
   AG_OP_NEG,    /* -x                          signed, float, complex */
   AG_OP_ABS,    /* |x|; complex -> real out   all */
@@ -116,21 +118,23 @@ AG_API ag_status ag_axpby(ag_queue *q, double alpha, const ag_array *x, double b
 /** out = min(max(x, lo), hi), real dtypes; NaN stays NaN. lo > hi is invalid. */
 AG_API ag_status ag_clamp(ag_queue *q, const ag_array *x, double lo, double hi, ag_array *out);
 
-/** Comparisons, elementwise, giving u8 masks (1 true, 0 false) as ag_where takes them. */
+/** Comparisons, elementwise, giving bool (or u8 masks: 1 true, 0 false) as ag_where takes
+    them. */
 typedef enum ag_compare_op {
-  AG_CMP_EQ, /* a == b   all dtypes (complex: both parts equal) */
-  AG_CMP_NE, /* a != b   all dtypes */
-  AG_CMP_LT, /* a < b    real dtypes */
-  AG_CMP_LE, /* a <= b   real dtypes */
-  AG_CMP_GT, /* a > b    real dtypes */
-  AG_CMP_GE, /* a >= b   real dtypes */
+  AG_CMP_EQ, /* a == b   every dtype, bool too (complex: both parts equal) */
+  AG_CMP_NE, /* a != b   every dtype */
+  AG_CMP_LT, /* a < b    real dtypes and bool (false < true) */
+  AG_CMP_LE, /* a <= b   real dtypes and bool */
+  AG_CMP_GT, /* a > b    real dtypes and bool */
+  AG_CMP_GE, /* a >= b   real dtypes and bool */
 } ag_compare_op;
 
-/** out = (a op b) ? 1 : 0. a and b have one dtype and shapes as ag_binary()'s; out is u8 of
-    the broadcast shape. IEEE 754 as C and numpy: a NaN compares false, except with AG_CMP_NE.
+/** out = (a op b) ? 1 : 0. a and b have one dtype and shapes as ag_binary()'s; out is bool
+    (or u8) of the broadcast shape. IEEE 754 as C and numpy: a NaN compares false, except with
+    AG_CMP_NE.
     @return AG_ERR_UNSUPPORTED for LT, LE, GT, GE on complex dtypes; AG_ERR_MISMATCH for
             dtypes or shapes that do not fit; AG_ERR_INVALID_ARGUMENT for NULL, an op outside
-            the enum, or out not u8. */
+            the enum, or out neither bool nor u8. */
 AG_API ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_array *b,
                             ag_array *out);
 
@@ -143,7 +147,7 @@ AG_API ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, co
 AG_API ag_status ag_compare_scalar(ag_queue *q, ag_compare_op op, const ag_array *x, double re,
                                    double im, bool scalar_first, ag_array *out);
 
-/** out = cond != 0 ? a : b. cond is u8; a and b have out's dtype; each of the three broadcasts
+/** out = cond != 0 ? a : b. cond is bool (or u8); a and b have out's dtype; each of the three broadcasts
     to out's shape as numpy.where's operands do. */
 AG_API ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a,
                           const ag_array *b, ag_array *out);
@@ -159,9 +163,11 @@ AG_API ag_status ag_soft_threshold(ag_queue *q, const ag_array *v, double alpha,
 
 /* ... or along one axis: out has x's shape without that axis ({1} when x is 1-D).
    Result dtypes: sum, mean, dot: x's dtype for float and complex; for integer x, f32 or f64
-   (and for sum and dot also u32 for unsigned x, i32 for i32 x), accumulated exactly in 64
-   bits and converted once. min, max: x's dtype, real dtypes only. argmin, argmax: index of
-   the first extreme (NaN counts as extreme, as in numpy) into a u32 or i32 out, real dtypes.
+   (and for sum and dot also u64 or u32 for unsigned x, i64 or i32 for signed x: 64 bits is
+   the array API's accumulator type), accumulated exactly in 64 bits (wrapping there) and
+   converted once. min, max: x's dtype, real dtypes only. argmin, argmax: index of the first
+   extreme (NaN counts as extreme, as in numpy) into an i64, u32 or i32 out, real dtypes. bool
+   x has no reductions (AG_ERR_UNSUPPORTED: ag_astype it to an integer).
    nrm2: sqrt(sum |x|^2), scaled so no intermediate overflows, in the real dtype of x's
    precision, float and complex. Float sums are compensated (Kahan) within each work-item
    and combined pairwise, so a float32 sum of 2^24 values keeps about 1e-7 relative error. */

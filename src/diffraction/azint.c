@@ -492,8 +492,9 @@ static ag_status check_frames(const char *fn, const ag_integrator *in, const ag_
   if (frames->dev != in->dev)
     return ag__error(AG_ERR_MISMATCH, "%s: frames is on %s but the integrator on %s", fn,
                      ag__dev_info(frames->dev)->spec, ag__dev_info(in->dev)->spec);
-  if (ag__dtype_is_complex(frames->dtype))
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is %s; frames are real", fn, ag_dtype_name(frames->dtype));
+  if (!ag__azint_frames_dtype(frames->dtype))
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: frames is %s; frames are u8, u16, u32, i32, f32 or f64 (ag_astype "
+                     "others first)", fn, ag_dtype_name(frames->dtype));
   int nd = frames->ndim;
   if (nd < 2 || frames->shape[nd - 2] != in->rows || frames->shape[nd - 1] != in->cols) {
     char got[96] = "";

@@ -8,6 +8,12 @@
 
 #include "anygpu/azint.h"
 
+/* Whether frames of dtype @p t are integrated as they are: the real dtypes detectors write,
+   those kernels_shared/azint.h has kernels for. */
+static inline bool ag__azint_frames_dtype(ag_dtype t) {
+  return t == AG_U8 || t == AG_U16 || t == AG_U32 || t == AG_I32 || t == AG_F32 || t == AG_F64;
+}
+
 /* A CSR matrix on the host, bins x pixels, and the bins' centres. */
 typedef struct ag__azint_plan {
   size_t npix;            /* columns: rows x cols pixels */

@@ -43,11 +43,12 @@ typedef enum ag__family {
 bool ag__dtype_valid(ag_dtype t);
 bool ag__dtype_is_complex(ag_dtype t);
 bool ag__dtype_is_float(ag_dtype t);   /* f32, f64 */
-bool ag__dtype_is_int(ag_dtype t);
-bool ag__dtype_is_unsigned(ag_dtype t);
+bool ag__dtype_is_int(ag_dtype t);      /* the eight integer dtypes; not bool */
+bool ag__dtype_is_unsigned(ag_dtype t); /* u8, u16, u32, u64 */
 bool ag__dtype_is_f64(ag_dtype t);     /* needs fp64: f64, c128 */
 ag_dtype ag__dtype_real(ag_dtype t);   /* c64 -> f32, c128 -> f64, else t */
-/* The least and greatest values of integer dtype @p t. */
+/* The least and greatest values of integer dtype @p t (bool: 0 and 1), as doubles: for i64 and
+   u64 the greatest double below the limit, so that every double in range converts exactly. */
 void ag__dtype_int_range(ag_dtype t, double *lo, double *hi);
 
 /* Checks that @p a (argument @p name of @p fn) is a usable array of the C-contiguous layout
@@ -72,7 +73,8 @@ ag_status ag__check_fp64(const char *fn, ag_device *dev, ag_dtype t);
 
 /* A scalar given as re + i*im, converted to dtype @p t in @p out (16 bytes). Integer dtypes
    take only integral values in range: anything else is AG_ERR_INVALID_ARGUMENT naming
-   @p what. */
+   @p what (a double holds every integer up to 2^53; i64 and u64 values beyond come as the
+   nearest double). bool takes any real value: nonzero (NaN too) is true. */
 ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, ag_dtype t,
                         void *out);
 
