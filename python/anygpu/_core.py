@@ -198,7 +198,7 @@ _CODE_OF = {key: code for code, name in enumerate(DTYPES) for key in (name, nump
 
 def dtype_code(dtype, who="anygpu"):
     """The ag_dtype value of a numpy dtype (or its name); UnsupportedError for one anygpu has
-    no counterpart of (int64, bool, float16...), naming it."""
+    no counterpart of (float16, bfloat16, object...), naming it."""
     try:
         return _CODE_OF[dtype]
     except (KeyError, TypeError):
@@ -366,22 +366,6 @@ def empty(shape, dtype="float32", device=None):
     return Array(ptr.value)
 
 
-_INT32 = numpy.iinfo(numpy.int32)
-
-
-def _python_ints(obj, host):
-    """@host (numpy's array of @obj) in int32 when @obj is Python integers (an int, or lists
-    and tuples of them), which numpy makes int64, a dtype anygpu lacks: int32 holds them when
-    they fit; else UnsupportedError saying which dtype to ask for."""
-    if host.dtype != numpy.int64 or isinstance(obj, (numpy.ndarray, numpy.generic)) or \
-            not isinstance(obj, (int, list, tuple)):
-        return host
-    if host.size and (host.min() < _INT32.min or host.max() > _INT32.max):
-        raise error("AG_ERR_UNSUPPORTED", "anygpu.asarray: the Python integers run from %d to %d, past int32, "
-                    "and anygpu has no int64: pass dtype=\"uint32\" or \"float64\"" % (host.min(), host.max()))
-    return host.astype(numpy.int32)
-
-
 def _from_numpy(host, dev, dtype, who):
     """A new Array on @dev of @host's values (anything numpy.asarray takes), in @dtype when
     given. The one place a caller's numpy data enters the library: the bytes handed to C are
@@ -398,8 +382,6 @@ def _from_numpy(host, dev, dtype, who):
             raise error("AG_ERR_UNSUPPORTED", "%s: obj is %s; converting it to %s would drop the imaginary part "
                         "(take .real or abs() first)" % (who, host.dtype.name, dtype.name))
         host = host.astype(dtype, copy=False)
-    else:
-        host = _python_ints(obj, host)
     if not host.dtype.isnative:
         host = host.astype(host.dtype.newbyteorder("="))
     code = dtype_code(host.dtype, who)
@@ -416,8 +398,7 @@ def asarray(obj, device=None, dtype=None):
     else default_device()), in @dtype (default: @obj's). @obj is an Array, a numpy array (in
     either byte order: a big-endian one is swapped on the way), a scalar or sequence, anything
     with the buffer protocol, or anything with ``__dlpack__`` (a torch tensor, a CuPy array).
-    Python integers, which numpy makes int64, become int32 when they fit (UnsupportedError
-    otherwise). An Array already on that device in that dtype is returned as it is;
+    Python integers become int64 and bools bool, as in numpy. An Array already on that device in that dtype is returned as it is;
     everything else is copied (``from_dlpack`` shares memory instead)."""
     if isinstance(obj, Array):
         dev = obj.device if device is None else globals()["device"](device)

@@ -139,7 +139,8 @@ _C_FUNCTION = re.compile(r"\bag_(?!(?:dtype|array|device|queue|event|buffer|stat
                          r"[a-z0-9_]+\b|\bAG_(?:CMP|OP)_[A-Z0-9_]+\b")
 _C_STRUCT = ("t->dl_tensor.", "the DLPack tensor's ")
 _C_DTYPES = {"u8": "uint8", "u16": "uint16", "u32": "uint32", "i32": "int32", "f32": "float32", "f64": "float64",
-             "c64": "complex64", "c128": "complex128"}
+             "c64": "complex64", "c128": "complex128", "i8": "int8", "i16": "int16", "i64": "int64",
+             "u64": "uint64"}
 _C_DTYPE = re.compile(r"\b(%s)\b" % "|".join(_C_DTYPES))
 
 
@@ -226,5 +227,6 @@ lib.ag_last_error.restype = ctypes.c_char_p
 # ---- dtypes -----------------------------------------------------------------------------------
 
 # anygpu's dtypes (ag_dtype values) and their numpy names, in enum order.
-DTYPES = ["uint8", "uint16", "uint32", "int32", "float32", "float64", "complex64", "complex128"]
+DTYPES = ["uint8", "uint16", "uint32", "int32", "float32", "float64", "complex64", "complex128", "bool", "int8",
+          "int16", "int64", "uint64"]
 AG_DTYPE = {name: code for code, name in enumerate(DTYPES)}

@@ -3,20 +3,19 @@ promotion, comparisons, reductions, products (BLAS), conversions, views and inde
 creation helpers. Every call runs on the NULL queue (the calling thread's default queue of the
 operands' device) and allocates its result with ``empty``.
 
-dtypes follow numpy 1.24 for arrays of anygpu's dtypes, with these differences, all because
-anygpu has no int64, float16 or bool:
+dtypes follow numpy 1.24 for arrays of anygpu's dtypes (bool, int8 to int64, uint8 to uint64,
+float32, float64, complex64, complex128), with these differences:
 
-- a result numpy would give in a dtype anygpu lacks (uint32 + int32 -> int64) is
-  UnsupportedError naming it;
+- a result numpy would give in a dtype anygpu lacks (float16) is UnsupportedError naming it;
 - an integer array with a float scalar, true division of integers, and sqrt/exp/log/sin/cos of
-  integers give float64 (numpy gives float16 or float32 for small unsigned types); with a
+  integers give float64 (numpy gives float16 or float32 for small integer types); with a
   complex scalar, complex128. On a device without double precision that is UnsupportedError;
-- comparisons give uint8 masks (1 true, 0 false) rather than bool;
-- integer sums over every element (axis=None) are exact, as numpy's int64 ones, on every
-  device, and come as a Python int (means of integers: the exact total over the count; dot and
-  vdot of integer vectors: the exact value, where numpy wraps in the input's dtype); integer
-  sums into an Array (over an axis, keepdims, out) are uint32 (unsigned input) or int32 and
-  wrap past 32 bits, argmin/argmax give int32, where numpy gives 64-bit integers.
+- bool arrays take comparisons, where, astype and copies, not arithmetic (numpy's bool + bool
+  is a logical or): UnsupportedError;
+- integer sums over every element (axis=None) come as a Python int, wrapped as numpy's int64
+  or uint64 total is (means of integers: that total over the count; dot and vdot of integer
+  vectors: the exact value, where numpy wraps in the input's dtype). Integer sums into an
+  Array are int64 (signed input) or uint64, as numpy's, and argmin/argmax give int64.
 
 A failure is an AnygpuError whose message starts with the function or method the caller called
 (_lib.py says how); a function here words its own refusals under its own name, which that
@@ -30,7 +29,7 @@ import operator
 
 import numpy
 
-from ._core import Array, _length, _python_ints, _resolve_device, _shape_arg, asarray, dtype_code, empty
+from ._core import Array, _length, _resolve_device, _shape_arg, asarray, dtype_code, empty
 from ._lib import DTYPES, c_size_p, error, fn, named
 
 __all__ = [
@@ -234,7 +233,7 @@ def _out_arg(out, who):
 
 def _binary_op(name, a, b, out=None):
     """a op b for Arrays, array-likes and scalars, @name a binary operation (ag_binary) or a
-    comparison (ag_compare, giving a uint8 mask); into @out when given (in place)."""
+    comparison (ag_compare, giving bool); into @out when given (in place)."""
     who = "anygpu." + name
     if name in COMPARE:
         code, on_arrays, on_scalar = COMPARE.index(name), _compare, _compare_scalar
@@ -244,7 +243,7 @@ def _binary_op(name, a, b, out=None):
         dt = a.dtype
         if (b.dtype is dt and a.shape == b.shape and a.device is b.device
                 and not (name == "divide" and dt.kind in _INT_KINDS)):
-            out_dt = _U8 if name in COMPARE else dt
+            out_dt = _BOOL if name in COMPARE else dt
             if out is None:
                 out = empty(a.shape, out_dt, a.device)
             elif type(out) is not Array:
@@ -254,7 +253,7 @@ def _binary_op(name, a, b, out=None):
                 return out
     elif type(a) is Array and type(b) in (float, int) and a.dtype.kind == "f":  # a float array and a number
         dt = a.dtype
-        out_dt = _U8 if name in COMPARE else dt
+        out_dt = _BOOL if name in COMPARE else dt
         if out is None:
             out = empty(a.shape, out_dt, a.device)
         elif type(out) is not Array:
@@ -265,7 +264,7 @@ def _binary_op(name, a, b, out=None):
     if out is not None:
         _out_arg(out, who)
     x, y, swapped, dt = _pair(a, b, who, name, None if out is None else out.dtype)
-    out_dt = "uint8" if name in COMPARE else dt
+    out_dt = _BOOL if name in COMPARE else dt
     if isinstance(y, Array):
         if swapped:
             x, y = y, x
@@ -281,7 +280,7 @@ def _binary_op(name, a, b, out=None):
     return out
 
 
-_U8, _U32, _I32, _F64 = (numpy.dtype(n) for n in ("uint8", "uint32", "int32", "float64"))
+_BOOL, _U64, _I64, _F64 = (numpy.dtype(n) for n in ("bool", "uint64", "int64", "float64"))
 
 
 def _make(name, public=None):
@@ -295,7 +294,7 @@ def _make(name, public=None):
         def f(a, b, out=None):
             return _binary_op(name, a, b, out)
         doc = ("Elementwise %s(a, b) of Arrays and scalars, as numpy.%s, broadcasting any shapes "
-               "as numpy does." + (" The result is a uint8 mask (1 true)." if name in COMPARE else ""))
+               "as numpy does." + (" The result is bool." if name in COMPARE else ""))
     named(f, public or name)
     f.__doc__ = doc % (public or name, public or name)
     return f
@@ -308,16 +307,16 @@ absolute, conjugate, true_divide = _make("abs", "absolute"), _make("conj", "conj
 
 
 def where(cond, a, b):
-    """a where cond is non-zero, else b (numpy.where). cond is an Array (uint8 mask, or any
-    dtype compared with 0) or a boolean numpy array; a and b Arrays or scalars, promoted as
+    """a where cond is true, else b (numpy.where). cond is an Array (bool, or any dtype
+    compared with 0) or a numpy array; a and b Arrays or scalars, promoted as
     a + b; shapes broadcast as the binary operations'."""
     who = "anygpu.where"
     arrays = [v for v in (cond, a, b) if isinstance(v, Array)]
     if not arrays:
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: none of cond, a, b is an anygpu Array" % who)
     dev = arrays[0].device
-    cond = _operand(cond if not isinstance(cond, numpy.ndarray) else cond.astype("uint8"), dev, who, "cond")
-    if cond.dtype != numpy.uint8:
+    cond = _operand(cond, dev, who, "cond")
+    if cond.dtype != _BOOL:
         cond = not_equal(cond, 0)
     vals = [v if _is_scalar(v) else _operand(v, dev, who, n) for v, n in ((a, "a"), (b, "b"))]
     for v in [cond] + vals:
@@ -404,8 +403,8 @@ def _value(a):
     return a.to_host()[0].item()
 
 
-# Exact integer totals. The C reduction accumulates an integer sum (or dot) exactly in 64 bits
-# and rounds once into its output: an i32 / u32 output holds the total S modulo 2^32, an f64 or
+# Exact integer dot products (sums wrap in 64 bits, as numpy's do: _int_sum). The C reduction
+# accumulates an integer dot exactly in 64 bits and rounds once into its output: an i32 / u32 output holds the total S modulo 2^32, an f64 or
 # f32 output the correctly rounded S. A float result A is S itself when |A| < 2^53 (f64) or
 # 2^24 (f32); past that, A is within 2^31 of S as long as |S| stays below 2^62 (f64) or 2^54
 # (f32), and S is A plus the difference of S's low 32 bits from A's, taken between -2^31 and
@@ -443,20 +442,11 @@ def _exact_total(run, n, bound, dev, signed):
 
 
 def _int_sum(x):
-    """The exact sum of every element of the integer Array @x."""
+    """The sum of every element of the integer Array @x, in 64 bits as numpy's (int64 for
+    signed input, uint64 for unsigned: exact until it wraps, as numpy's does)."""
     if x.size == 0:
         return 0
-    flat = None
-
-    def run(lo, hi, dt):
-        nonlocal flat
-        if lo == 0 and hi == x.size:
-            return _value(_reduce_into("sum", x, AXIS_ALL, dt))
-        if flat is None:
-            flat = ravel(x)
-        return _value(_reduce_into("sum", _view(_slice, flat._ptr, lo, hi - lo), AXIS_ALL, dt))
-
-    return _exact_total(run, x.size, _INT_BOUND[x.dtype.name], x.device, x.dtype.kind == "i")
+    return _value(_reduce_into("sum", x, AXIS_ALL, _U64 if x.dtype.kind == "u" else _I64))
 
 
 def _int_dot(x, y):
@@ -498,10 +488,10 @@ def _wrap(value, dt):
 
 def _reduction_dtype(name, x, dtype, who):
     """The dtype of reduction @name's Array result for @x (with numpy's dtype= keyword for sum
-    and mean): integer sums in uint32 / int32, integer means in float64, argmin / argmax in
-    int32, the rest in x's dtype."""
+    and mean): integer sums in uint64 / int64, integer means in float64, argmin / argmax in
+    int64, the rest in x's dtype, as numpy's."""
     if name in ("argmin", "argmax"):
-        return _I32
+        return _I64
     dt = x.dtype
     if dtype is not None:
         dtype_code(dtype, who)
@@ -517,7 +507,7 @@ def _reduction_dtype(name, x, dtype, who):
         if name == "mean":
             return _F64
         if name == "sum":
-            return _U32 if dt.kind == "u" else _I32
+            return _U64 if dt.kind == "u" else _I64
     return dt
 
 
@@ -543,8 +533,8 @@ def _reduce_array(name, x, axes, dt, who):
     reduced axes (shape (1,) when none is left)."""
     dt = _check_dtype(dt, x.device, who)
     if name == "sum" and x.dtype.kind in _INT_KINDS and dt.kind in _INT_KINDS:
-        # into the 32-bit kernel output, then wrapped into dt as numpy's accumulator in dt would be
-        out = _reduce_steps(name, x, axes, _U32 if x.dtype.kind == "u" else _I32)
+        # into the 64-bit kernel output, then wrapped into dt as numpy's accumulator in dt would be
+        out = _reduce_steps(name, x, axes, _U64 if x.dtype.kind == "u" else _I64)
         return out if out.dtype == dt else astype(out, dt)
     if name in ("sum", "mean") and x.dtype != dt:
         if x.dtype.kind in _INT_KINDS and dt.kind == "f":  # the C reduction takes integers into floats
@@ -583,6 +573,19 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=Non
         raise error("AG_ERR_UNSUPPORTED", "%s: keyword %s is not supported (anygpu takes axis, %sout and keepdims)"
                     % (who, ", ".join(sorted(others)), "dtype, " if name in ("sum", "mean") else ""))
     x = _operand(x, None, who, "x")
+    if x.dtype == _BOOL:
+        # The C reductions take numbers: as numpy, sum and mean count true elements (int64), and
+        # min, max, argmin and argmax order false before true, min and max giving bool.
+        if name not in ("min", "max"):
+            return _reduce(name, astype(x, _I64 if name in ("sum", "mean") else "uint8"), axis, dtype, out, keepdims)
+        if out is not None:
+            _out_arg(out, who)
+        r = _reduce(name, astype(x, "uint8"), axis, None, None if out is None else empty(out.shape, "uint8", out.device),
+                    keepdims)
+        if out is None:
+            return builtins.bool(r) if not isinstance(r, Array) else astype(r, _BOOL)
+        _astype(None, r._ptr, out._ptr)
+        return out
     if axis is None and dtype is None and out is None and not keepdims:  # the common case: a number
         dt = x.dtype
         if dt.kind in _INT_KINDS or name in ("argmin", "argmax"):
@@ -707,10 +710,10 @@ def _matmul(who, a, b):
 
 def astype(a, dtype):
     """A new Array of @a's values in @dtype (ag_astype: numpy's conversions; complex to real
-    is refused, take real() or abs())."""
+    is refused, take real() or abs(); complex to bool is either part nonzero)."""
     a = _operand(a, None, "anygpu.astype", "a")
     dtype_code(dtype, "anygpu.astype")
-    if a.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":
+    if a.dtype.kind == "c" and numpy.dtype(dtype).kind not in "cb":
         raise error("AG_ERR_UNSUPPORTED", "anygpu.astype: a is %s; converting it to %s would drop the imaginary "
                     "part: take real() or abs() first" % (a.dtype.name, numpy.dtype(dtype).name))
     out = empty(a.shape, dtype, a.device)
@@ -842,8 +845,7 @@ def ones(shape, dtype="float32", device=None):
 def _like(a, dtype, device):
     """The shape, dtype and device of a new array like @a: an Array's own (its device unless
     @device is given), or for anything else numpy reads (a numpy array, a list) its shape and
-    dtype on @device (default: default_device()); Python integers count as int32, as asarray
-    takes them."""
+    dtype on @device (default: default_device())."""
     if isinstance(a, Array):
         return a.shape, a.dtype if dtype is None else dtype, a.device if device is None else device
     try:
@@ -851,7 +853,7 @@ def _like(a, dtype, device):
     except (TypeError, ValueError) as e:
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.zeros_like: numpy cannot read a as an array (%s)" % e) from None
     if dtype is None:
-        dtype = _python_ints(a, host).dtype
+        dtype = host.dtype
     return host.shape or (1,), dtype, _resolve_device(device)
 
 

@@ -19,7 +19,7 @@ def dev(request):
 # integers): f32 and c64 carry about 7 digits and reductions and FFTs lose a few more to the
 # order of summation; f64 and c128 about 16.
 RTOL = {
-    "uint8": 0, "uint16": 0, "uint32": 0, "int32": 0,
+    "uint8": 0, "uint16": 0, "uint32": 0, "uint64": 0, "int8": 0, "int16": 0, "int32": 0, "int64": 0, "bool": 0,
     "float32": 2e-5, "complex64": 2e-5,
     "float64": 1e-12, "complex128": 1e-12,
 }
