@@ -68,6 +68,56 @@ void ag__dtype_int_range(ag_dtype t, double *lo, double *hi) {
 }
 
 size_t ag_dtype_size(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].size : 0; }
+
+/* The integer dtype of @p bits bits and that signedness. */
+static ag_dtype int_dtype(bool is_signed, size_t bits) {
+  if (bits <= 8)
+    return is_signed ? AG_I8 : AG_U8;
+  if (bits <= 16)
+    return is_signed ? AG_I16 : AG_U16;
+  if (bits <= 32)
+    return is_signed ? AG_I32 : AG_U32;
+  return is_signed ? AG_I64 : AG_U64;
+}
+
+/* The float precision, 32 or 64 bits, a dtype's values need: integers up to 16 bits fit f32. */
+static int float_bits(ag_dtype t) {
+  if (ag__dtype_is_int(t) || t == AG_BOOL)
+    return dtypes[t].size <= 2 ? 32 : 64;
+  return ag__dtype_is_f64(t) ? 64 : 32;
+}
+
+ag_status ag_result_type(ag_dtype a, ag_dtype b, ag_dtype *out) {
+  static const char fn[] = "ag_result_type";
+  AG__CHECK_NOT_NULL(fn, out);
+  if (!ag__dtype_valid(a) || !ag__dtype_valid(b))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is %d, not an ag_dtype", fn, ag__dtype_valid(a) ? "b" : "a",
+                     ag__dtype_valid(a) ? (int)b : (int)a);
+  if (a == b || b == AG_BOOL) {
+    *out = a;
+    return AG_OK;
+  }
+  if (a == AG_BOOL) {
+    *out = b;
+    return AG_OK;
+  }
+  if (ag__dtype_is_int(a) && ag__dtype_is_int(b)) {
+    bool ua = ag__dtype_is_unsigned(a), ub = ag__dtype_is_unsigned(b);
+    size_t na = dtypes[a].size * 8, nb = dtypes[b].size * 8;
+    if (ua == ub) {
+      *out = na >= nb ? a : b;
+      return AG_OK;
+    }
+    /* One signed, one unsigned: a signed type wider than the unsigned one holds both. */
+    size_t nu = ua ? na : nb, ns = ua ? nb : na;
+    *out = ns > nu ? (ua ? b : a) : nu == 64 ? AG_F64 : int_dtype(true, 2 * nu);
+    return AG_OK;
+  }
+  bool cplx = ag__dtype_is_complex(a) || ag__dtype_is_complex(b);
+  bool wide = float_bits(a) == 64 || float_bits(b) == 64;
+  *out = cplx ? (wide ? AG_C128 : AG_C64) : (wide ? AG_F64 : AG_F32);
+  return AG_OK;
+}
 const char *ag_dtype_name(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].name : "unknown"; }
 
 /* ---- checks shared by the operations ---- */

@@ -70,6 +70,61 @@ static ag_status check_dtype(const char *fn, const char *name, const ag_array *a
   return check_dtype_of(fn, fn, name, a, mask);
 }
 
+/* ---- mixed dtypes ---- */
+
+/* *x, or when its dtype is not @p t, a new array of its values converted to t in *tmp (which
+   the caller frees), enqueued on @p q: the extra pass that mixed operands cost. */
+static ag_status converted(const char *fn, ag_queue *q, const ag_array **x, ag_dtype t, ag_array **tmp) {
+  *tmp = NULL;
+  if ((*x)->dtype == t)
+    return AG_OK;
+  ag_status st = ag_array_create((*x)->dev, t, (*x)->ndim, (*x)->shape, tmp);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  st = ag_astype(q, *x, *tmp);
+  if (st != AG_OK) {
+    ag_array_free(*tmp);
+    *tmp = NULL;
+    return ag__prefix(st, fn);
+  }
+  *x = *tmp;
+  return AG_OK;
+}
+
+/* Operands of two dtypes: *a and *b converted to the dtype they promote to (ag_result_type),
+   which @p op (the function, or the op it was given) must take by @p mask, @p out must have
+   unless it is NULL (comparisons write bool), and the device must compute in; into tmp[0]
+   and tmp[1] (NULL for one that kept its dtype; the caller frees both once the operation is
+   enqueued). */
+static ag_status promote_pair(const char *fn, const char *op, ag_queue *q, const ag_array **a, const ag_array **b,
+                              unsigned mask, const ag_array *out, ag_array *tmp[2]) {
+  tmp[0] = tmp[1] = NULL;
+  ag_dtype t;
+  ag_status st = ag_result_type((*a)->dtype, (*b)->dtype, &t);
+  if (st != AG_OK)
+    return ag__prefix(st, fn);
+  if (!(mask & DT(t)))
+    return ag__error(AG_ERR_UNSUPPORTED, "%s: a is %s and b is %s, which promote to %s, which %s does not take (it "
+                     "takes %s)", fn, ag_dtype_name((*a)->dtype), ag_dtype_name((*b)->dtype), ag_dtype_name(t), op,
+                     dtypes_text(mask));
+  if (out != NULL && out->dtype != t)
+    return ag__error(AG_ERR_MISMATCH, "%s: a is %s and b is %s, which promote to %s, but out is %s", fn,
+                     ag_dtype_name((*a)->dtype), ag_dtype_name((*b)->dtype), ag_dtype_name(t),
+                     ag_dtype_name(out->dtype));
+  st = ag__check_fp64(fn, (*a)->dev, t);
+  if (st != AG_OK)
+    return st;
+  st = converted(fn, q, a, t, &tmp[0]);
+  if (st != AG_OK)
+    return st;
+  st = converted(fn, q, b, t, &tmp[1]);
+  if (st != AG_OK) {
+    ag_array_free(tmp[0]);
+    tmp[0] = NULL;
+  }
+  return st;
+}
+
 /* ---- one input ---- */
 
 static const struct {
@@ -257,9 +312,20 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
   if ((st = ag__check_operand(fn, "a", a)) != AG_OK || (st = ag__check_operand(fn, "b", b)) != AG_OK ||
       (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
-      (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK ||
-      (st = ag__check_same_dtype(fn, "a", a, "b", b)) != AG_OK ||
-      (st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK)
+    return st;
+  if (a->dtype != b->dtype) {
+    /* Mixed dtypes: both converted to the promoted one, which out must have. */
+    ag_array *tmp[2];
+    st = promote_pair(fn, fn, q, &a, &b, binary_ops[op].dtypes, out, tmp);
+    if (st != AG_OK)
+      return st;
+    st = ag_binary(q, op, a, b, out);
+    ag_array_free(tmp[0]);
+    ag_array_free(tmp[1]);
+    return st;
+  }
+  if ((st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
       (st = check_dtype(fn, "a", a, binary_ops[op].dtypes)) != AG_OK)
     return st;
   /* Equal shapes, one operand repeated over the other's leading axes, or broadcast views. */
@@ -435,8 +501,20 @@ ag_status ag_where(ag_queue *q, const ag_array *cond, const ag_array *a, const a
     return ag__error(AG_ERR_MISMATCH, "%s: cond is %s; it must be bool (or a u8 mask)", fn, ag_dtype_name(cond->dtype));
   if ((st = ag__check_same_device(fn, "cond", cond, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "a", a, "out", out)) != AG_OK ||
-      (st = ag__check_same_device(fn, "b", b, "out", out)) != AG_OK ||
-      (st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
+      (st = ag__check_same_device(fn, "b", b, "out", out)) != AG_OK)
+    return st;
+  if (a->dtype != b->dtype) {
+    /* Mixed dtypes: both converted to the promoted one, which out must have. */
+    ag_array *tmp[2];
+    st = promote_pair(fn, fn, q, &a, &b, ALL | BOOL, out, tmp);
+    if (st != AG_OK)
+      return st;
+    st = ag_where(q, cond, a, b, out);
+    ag_array_free(tmp[0]);
+    ag_array_free(tmp[1]);
+    return st;
+  }
+  if ((st = ag__check_same_dtype(fn, "a", a, "out", out)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "b", b, "out", out)) != AG_OK ||
       (st = ag__check_fp64(fn, out->dev, out->dtype)) != AG_OK)
     return st;
@@ -498,9 +576,20 @@ ag_status ag_compare(ag_queue *q, ag_compare_op op, const ag_array *a, const ag_
   ag_status st;
   if ((st = check_compare_op(fn, op)) != AG_OK || (st = ag__check_operand(fn, "a", a)) != AG_OK ||
       (st = ag__check_operand(fn, "b", b)) != AG_OK || (st = ag__check_same_device(fn, "a", a, "b", b)) != AG_OK ||
-      (st = ag__check_same_dtype(fn, "a", a, "b", b)) != AG_OK ||
-      (st = check_dtype_of(fn, compare_ops[op].name, "a", a, compare_ops[op].dtypes)) != AG_OK ||
       (st = check_mask(fn, "a", a, out)) != AG_OK)
+    return st;
+  if (a->dtype != b->dtype) {
+    /* Mixed dtypes: compared in the promoted one. */
+    ag_array *tmp[2];
+    st = promote_pair(fn, compare_ops[op].name, q, &a, &b, compare_ops[op].dtypes, NULL, tmp);
+    if (st != AG_OK)
+      return st;
+    st = ag_compare(q, op, a, b, out);
+    ag_array_free(tmp[0]);
+    ag_array_free(tmp[1]);
+    return st;
+  }
+  if ((st = check_dtype_of(fn, compare_ops[op].name, "a", a, compare_ops[op].dtypes)) != AG_OK)
     return st;
   int form;
   ag_array *va, *vb;

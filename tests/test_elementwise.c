@@ -738,6 +738,96 @@ START_TEST(integers_wrap_around_and_divide_by_zero_to_zero) {
 }
 END_TEST
 
+/* ---- mixed dtypes ----------------------------------------------------------------------------- */
+
+/* ops.h: operands of two dtypes are converted to the one ag_result_type gives (the array API's
+   promotion, numpy's for mixed kinds), which out must have; comparisons compare in it. Each
+   pair below against the reference: both operands converted as ag_astype converts, then the
+   operation in the promoted dtype. */
+START_TEST(mixed_dtypes_promote_as_the_array_api_says) {
+  ag_device *dev = test_device(_i);
+  const struct {
+    ag_dtype a, b, want;
+  } pairs[] = {
+      {AG_I8, AG_U8, AG_I16},   {AG_U16, AG_I16, AG_I32}, {AG_U32, AG_I32, AG_I64}, {AG_I8, AG_I64, AG_I64},
+      {AG_U8, AG_U64, AG_U64},  {AG_U64, AG_I8, AG_F64},  {AG_I16, AG_F32, AG_F32}, {AG_I32, AG_F32, AG_F64},
+      {AG_BOOL, AG_I8, AG_I8},  {AG_F32, AG_C64, AG_C64}, {AG_F64, AG_C64, AG_C128}, {AG_U8, AG_BOOL, AG_U8},
+  };
+  const size_t n = 77;
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    ag_dtype ta = pairs[k].a, tb = pairs[k].b, t;
+    CHECK_OK(ag_result_type(ta, tb, &t));
+    ck_assert_msg(t == pairs[k].want, "%s: %s with %s promotes to %s, expected %s", test_label(), ref_name(ta),
+                  ref_name(tb), ref_name(t), ref_name(pairs[k].want));
+    CHECK_OK(ag_result_type(tb, ta, &t));
+    ck_assert(t == pairs[k].want);
+    if (!test_dtype_runs(dev, t))
+      continue;
+    void *a = test_alloc(n * ref_size(ta)), *b = test_alloc(n * ref_size(tb));
+    ref_random(ta, a, n, 50u + k, ref_is_unsigned(ta) ? 0 : -100, 100);
+    ref_random(tb, b, n, 60u + k, ref_is_unsigned(tb) ? 1 : -100, 100);
+    void *ca = test_alloc(n * ref_size(t)), *cb = test_alloc(n * ref_size(t));
+    for (size_t i = 0; i < n; i++) {
+      ref_convert(ta, a, i, t, ca, i);
+      ref_convert(tb, b, i, t, cb, i);
+    }
+    ag_array *aa = test_array_1d(dev, ta, n, a), *ab = test_array_1d(dev, tb, n, b);
+    ag_array *out = test_array_new(dev, t, 1, &n), *mask = test_array_new(dev, AG_BOOL, 1, &n);
+    ref_c *want = test_alloc(n * sizeof *want);
+    if (ref_binary_takes(AG_OP_SUB, t)) {
+      ref_check_ok(ag_sub(NULL, aa, ab, out), "ag_sub of %s and %s", ref_name(ta), ref_name(tb));
+      ref_binary(AG_OP_SUB, t, ca, n, cb, n, n, want);
+      void *got = test_array_read(out);
+      ref_check(t, got, want, NULL, n, ref_tol_binary(AG_OP_SUB, t), "%s - %s into %s", ref_name(ta), ref_name(tb),
+                ref_name(t));
+      free(got);
+    }
+    ag_compare_op op = ref_is_complex(t) ? AG_CMP_NE : AG_CMP_LT;
+    ref_check_ok(ag_compare(NULL, op, aa, ab, mask), "ag_compare of %s and %s", ref_name(ta), ref_name(tb));
+    unsigned char *wmask = test_alloc(n), *gmask = test_array_read(mask);
+    ref_comparison(op, t, ca, n, cb, n, n, wmask);
+    CHECK_BYTES(gmask, wmask, n, "a comparison of mixed dtypes");
+    /* where(cond, a, b) into the promoted dtype. */
+    ref_check_ok(ag_where(NULL, mask, aa, ab, out), "ag_where of %s and %s", ref_name(ta), ref_name(tb));
+    ref_where(t, wmask, ca, cb, n, want);
+    void *got = test_array_read(out);
+    ref_check(t, got, want, NULL, n, REF_EXACT, "where of %s and %s into %s", ref_name(ta), ref_name(tb), ref_name(t));
+    free(got);
+    /* An out of another dtype is refused, naming the promoted one. */
+    ag_array *wrong = test_array_new(dev, t == AG_F32 ? AG_I32 : AG_F32, 1, &n);
+    CHECK_REFUSED(ag_add(NULL, aa, ab, wrong), ref_binary_takes(AG_OP_ADD, t) ? AG_ERR_MISMATCH : AG_ERR_UNSUPPORTED,
+                  "ag_add", ref_name(t));
+    ag_array_free(wrong);
+    free(wmask);
+    free(gmask);
+    free(want);
+    free(a);
+    free(b);
+    free(ca);
+    free(cb);
+    ag_array_free(aa);
+    ag_array_free(ab);
+    ag_array_free(out);
+    ag_array_free(mask);
+  }
+  /* bool with bool stays bool, which arithmetic refuses, naming the promoted dtype. */
+  ag_array *p = test_array_new(dev, AG_BOOL, 1, &n), *q8 = test_array_new(dev, AG_U8, 1, &n);
+  CHECK_OK(ag_fill(NULL, p, 1));
+  CHECK_OK(ag_fill(NULL, q8, 2));
+  CHECK_REFUSED(ag_add(NULL, p, p, p), AG_ERR_UNSUPPORTED, "ag_add", "bool");
+  CHECK_OK(ag_add(NULL, p, q8, q8)); /* bool + u8 is u8: 1 + 2 */
+  unsigned char *three = test_array_read(q8);
+  ck_assert_msg(three[0] == 3 && three[n - 1] == 3, "%s: bool + u8 gave %u", test_label(), three[0]);
+  free(three);
+  ag_array_free(p);
+  ag_array_free(q8);
+  ag_dtype t;
+  CHECK_REFUSED(ag_result_type((ag_dtype)AG_DTYPE_COUNT, AG_F32, &t), AG_ERR_INVALID_ARGUMENT, "ag_result_type", "a");
+  CHECK_REFUSED(ag_result_type(AG_F32, (ag_dtype)-1, &t), AG_ERR_INVALID_ARGUMENT, "ag_result_type", "b");
+  CHECK_REFUSED(ag_result_type(AG_F32, AG_F32, NULL), AG_ERR_INVALID_ARGUMENT, "ag_result_type", "out");
+}
+END_TEST
+
 /* ---- fused and selection ------------------------------------------------------------------------- */
 
 START_TEST(axpby_computes_alpha_x_plus_beta_y) {
@@ -1904,7 +1994,14 @@ START_TEST(comparisons_refuse_what_ops_h_rules_out) {
   /* Shapes and dtypes that do not fit. */
   CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, d, out), AG_ERR_MISMATCH, "ag_compare", "a", "b");
   CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, d, d, out), AG_ERR_MISMATCH, "ag_compare", "a", "out");
-  CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, c, out), AG_ERR_MISMATCH, "ag_compare", "a", "b");
+  /* Mixed dtypes compare in the promoted one (f32 and i32: f64), which must be ordered. */
+  CHECK_REFUSED(ag_compare(NULL, AG_CMP_LT, a, z, out), AG_ERR_UNSUPPORTED, "ag_compare", "AG_CMP_LT", "c64");
+  if (test_dtype_runs(dev, AG_F64)) {
+    ag_array *mixed = test_array_new(dev, AG_BOOL, 1, &n); /* out stays as it is, for the check below */
+    CHECK_OK(ag_compare(NULL, AG_CMP_EQ, a, c, mixed));
+    ag_array_free(mixed);
+  } else
+    CHECK_REFUSED(ag_compare(NULL, AG_CMP_EQ, a, c, out), AG_ERR_UNSUPPORTED, "ag_compare", "f64");
   CHECK_REFUSED(ag_compare_scalar(NULL, AG_CMP_EQ, d, 1, 0, false, out), AG_ERR_MISMATCH, "ag_compare_scalar", "x",
                 "out");
   /* NULL, an op outside the enum, an imaginary part for a real dtype. */
@@ -1984,6 +2081,7 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "ag_unary and ag_binary dispatch like the named functions",
                   ag_unary_and_ag_binary_dispatch_like_the_named_functions);
   add_device_test(s, "NaN and Inf propagate as in C", nan_and_inf_propagate_as_in_c);
+  add_device_test(s, "mixed dtypes promote as the array API says", mixed_dtypes_promote_as_the_array_api_says);
   add_device_test(s, "integers wrap around and divide by zero to zero",
                   integers_wrap_around_and_divide_by_zero_to_zero);
   add_device_test(s, "axpby computes alpha x plus beta y", axpby_computes_alpha_x_plus_beta_y);

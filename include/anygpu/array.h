@@ -231,9 +231,20 @@ AG_API ag_status ag_fill_complex(ag_queue *q, ag_array *a, double re, double im)
     float round to nearest, as C converts; real to complex gives a zero imaginary part; float
     to integer truncates toward zero and saturates to the integer type's range, NaN giving 0
     (the same on every device, where C leaves out-of-range values undefined); integer to
-    integer wraps, as C converts to unsigned types. Complex to real is refused
-    (AG_ERR_UNSUPPORTED): take ag_real or ag_abs. Shapes must match. */
+    integer wraps, as C converts to unsigned types; to bool is x != 0 (complex: either part,
+    NaN true), bool to anything 0 or 1. Complex to real is refused (AG_ERR_UNSUPPORTED): take
+    ag_real or ag_abs. Shapes must match. */
 AG_API ag_status ag_astype(ag_queue *q, const ag_array *x, ag_array *out);
+
+/** The dtype an operation on operands of dtypes @p a and @p b computes in and gives, in
+    @p out: the array API standard's type promotion, and numpy's where the standard leaves a
+    pair open (mixed kinds): bool with anything is the other; integers of one signedness the
+    wider; a signed and an unsigned integer the smallest signed type holding both (u8 and i8:
+    i16; u32 and i32: i64), but u64 with a signed integer f64; an integer with a float f32 for
+    integers up to 16 bits and f32, else f64; a real with a complex the complex type holding
+    both (f64 and c64: c128). ag_binary, ag_compare and ag_where promote mixed operands so.
+    @return AG_ERR_INVALID_ARGUMENT for a value outside ag_dtype or a NULL out. */
+AG_API ag_status ag_result_type(ag_dtype a, ag_dtype b, ag_dtype *out);
 
 /** Copies @p x into @p out (same dtype and shape) on @p out's device, in any layouts of
     either (a transposed view into a contiguous array, and back); x and out may not share

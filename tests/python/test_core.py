@@ -1,5 +1,7 @@
 """Devices, the default-device scope, errors as exceptions, and arrays to and from the host."""
 
+import ctypes
+
 import numpy
 import pytest
 
@@ -192,3 +194,15 @@ def test_shape_lengths_are_integers_that_fit(dev):
             anygpu.empty(bad, device=dev)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.Array.reshape: shape"):
         anygpu.ones(6, device=dev).reshape(2.0, 3)
+
+
+def test_result_type_is_numpys_for_every_pair():
+    """ag_result_type, the C library's promotion, gives numpy's result_type for every pair of
+    anygpu's dtypes (the array API's table, and numpy's choices where the standard has none)."""
+    from anygpu._lib import AG_DTYPE, DTYPES, fn
+    result_type = fn("ag_result_type", [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)])
+    for a in DTYPES:
+        for b in DTYPES:
+            got = ctypes.c_int(-1)
+            result_type(AG_DTYPE[a], AG_DTYPE[b], ctypes.byref(got))
+            assert DTYPES[got.value] == numpy.result_type(a, b).name, (a, b)
