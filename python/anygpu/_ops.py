@@ -29,8 +29,8 @@ import operator
 
 import numpy
 
-from ._core import Array, _length, _resolve_device, _shape_arg, asarray, dtype_code, empty
-from ._lib import DTYPES, c_size_p, error, fn, named
+from ._core import MAX_DIMS, Array, _length, _resolve_device, _shape_arg, asarray, dtype_code, empty
+from ._lib import DTYPES, InvalidArgumentError, c_size_p, error, fn, named
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
@@ -787,23 +787,41 @@ def _axis_list(axis, who):
 
 
 def expand_dims(x, axis=0):
-    """A view of @x with a new axis of length 1 at @axis (numpy.expand_dims); no copy."""
-    x = _operand(x, None, "anygpu.expand_dims", "x")
-    return _view(_expand_dims, x._ptr, _axis_list(axis, "anygpu.expand_dims")[0])
+    """A view of @x with a new axis of length 1 at @axis, an int or a tuple of them, each a
+    position in the result (numpy.expand_dims); no copy."""
+    who = "anygpu.expand_dims"
+    x = _operand(x, None, who, "x")
+    axes = _axis_list(axis, who)
+    nd = x.ndim + len(axes)
+    for a in axes:
+        if not -nd <= a < nd:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r: %d is out of range for a result of %d dimensions"
+                        % (who, axis, a, nd))
+    axes = sorted(a % nd for a in axes)
+    if len(set(axes)) != len(axes):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r names a position twice" % (who, axis))
+    for a in axes:  # in increasing order, each lands where the result has it
+        x = _view(_expand_dims, x._ptr, a)
+    return x
 
 
 def squeeze(x, axis=None):
-    """A view of @x without the axes of length 1 @axis names (None: every one); no copy."""
+    """A view of @x without the axes of length 1 @axis names (None: every one; (): none, as
+    numpy's); no copy."""
     x = _operand(x, None, "anygpu.squeeze", "x")
     axes = [] if axis is None else _axis_list(axis, "anygpu.squeeze")
+    if axis is not None and not axes:  # C reads no axes as every axis
+        return _getitem(x, Ellipsis)
     return _view(_squeeze, x._ptr, len(axes), (_i * builtins.max(len(axes), 1))(*axes))
 
 
 def flip(x, axis=None):
-    """A view of @x with the order of the elements along @axis (None: every axis) reversed
-    (numpy.flip); no copy."""
+    """A view of @x with the order of the elements along @axis (None: every axis; (): none,
+    as numpy's) reversed (numpy.flip); no copy."""
     x = _operand(x, None, "anygpu.flip", "x")
     axes = [] if axis is None else _axis_list(axis, "anygpu.flip")
+    if axis is not None and not axes:  # C reads no axes as every axis
+        return _getitem(x, Ellipsis)
     return _view(_flip, x._ptr, len(axes), (_i * builtins.max(len(axes), 1))(*axes))
 
 
@@ -881,34 +899,88 @@ def full_like(a, value, dtype=None, device=None):
 
 # ---- indexing --------------------------------------------------------------------------------
 
+class _KeyIndexError(InvalidArgumentError, IndexError):
+    """A key numpy refuses with IndexError (a float, a string, a second Ellipsis): an
+    InvalidArgumentError that is also an IndexError, so that code catching numpy's class
+    catches it."""
+
+
+class _KeyTypeError(InvalidArgumentError, TypeError):
+    """A slice bound that is not an integer, which numpy refuses with TypeError."""
+
+
+def _is_int(k):
+    """Whether @k indexes as an integer: a Python or numpy integer, or a 0-d numpy integer array
+    (as numpy takes it), not a bool."""
+    if isinstance(k, numpy.ndarray):
+        return k.ndim == 0 and k.dtype.kind in "ui"
+    return isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, (bool, numpy.bool_))
+
+
+def _key_text(key):
+    """@key as a message shows it: an array in it by its kind and shape, not by its values."""
+    if isinstance(key, tuple):
+        return "(%s%s)" % (", ".join(map(_key_text, key)), "," if len(key) == 1 else "")
+    if isinstance(key, Array):
+        return "<an Array of shape %s>" % (key.shape,)
+    if isinstance(key, numpy.ndarray):
+        return "<a numpy %s array of shape %s>" % (key.dtype.name, key.shape)
+    text = repr(key)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _key_error(cls, key, k, text):
+    """An error of class @cls (or status name) for the entry @k of @key, followed by @text."""
+    what = "key %s" % _key_text(key) + ("" if k is key else " holds %s" % _key_text(k))
+    message = "anygpu.Array: %s (a %s); %s" % (what, type(k).__name__, text)
+    return cls("AG_ERR_INVALID_ARGUMENT", message) if isinstance(cls, type) else error(cls, message)
+
+
 def _getitem(a, key):
     """a[key] as a view, no copy: numpy's basic indexing (ints, which drop their axis; slices
     with any step, negative too; None, a new axis of length 1; one Ellipsis), through
-    ag_array_view. Boolean and integer-array indices are refused."""
+    ag_array_view. Boolean and integer-array indices are refused (UnsupportedError); keys
+    numpy refuses raise numpy's exception class too (IndexError for an integer out of range,
+    too many indices, a float or a second Ellipsis; TypeError for a slice bound that is not
+    an integer; ValueError for a step of 0), each an AnygpuError."""
     keys = key if isinstance(key, tuple) else (key,)
+    for n, k in enumerate(keys):
+        if k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k):
+            continue
+        if isinstance(k, (float, str, numpy.floating, numpy.complexfloating, complex)):
+            raise _key_error(_KeyIndexError, key, k, "an index is an int, a slice, None or ...")
+        raise _key_error("AG_ERR_UNSUPPORTED", key, k, "anygpu indexes with ints, slices, None and ..., not with "
+                         "boolean or integer arrays")
+    ellipses = [n for n, k in enumerate(keys) if k is Ellipsis]
+    if len(ellipses) > 1:
+        raise _KeyIndexError("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: key %s holds ... twice (at %d and %d); "
+                             "an index takes one" % (_key_text(key), ellipses[0], ellipses[1]))
     # The axis each key meets, so that an integer out of range is numpy's IndexError, with
     # numpy's words, before C sees it.
     axed = [k for k in keys if k is not None and k is not Ellipsis]
     if len(axed) > a.ndim:
-        raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: %d indices for %d dimensions" % (len(axed), a.ndim))
+        raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: key %s has %d indices for %d dimensions"
+                    % (_key_text(key), len(axed), a.ndim))
+    ndim = a.ndim - builtins.sum(1 for k in keys if _is_int(k)) + builtins.sum(1 for k in keys if k is None)
+    if ndim > MAX_DIMS:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: key %s makes %d dimensions; anygpu arrays have 0 to %d"
+                    % (_key_text(key), ndim, MAX_DIMS))
     axis = 0
     for k in keys:
         if k is Ellipsis:
             axis += a.ndim - len(axed)
-        elif isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, (bool, numpy.bool_)):
+        elif _is_int(k):
             n = a.shape[axis]
             if not -n <= int(k) < n:
-                raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: index %d is out of range for length %d" % (k, n))
+                raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: key %s: index %d is out of range for axis %d, "
+                            "of length %d" % (_key_text(key), k, axis, n))
             axis += 1
         elif k is not None:
             axis += 1
     idx = (_Index * builtins.max(len(keys), 1))()
     for n, k in enumerate(keys):
-        if isinstance(k, (numbers.Integral, numpy.integer)) and not isinstance(k, (bool, numpy.bool_)):
-            k = int(k)
-            if not -2 ** 63 < k < 2 ** 63:
-                raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: index %d is out of range" % k)
-            idx[n] = _Index(_INDEX_INT, k, 0, 0)
+        if _is_int(k):
+            idx[n] = _Index(_INDEX_INT, int(k), 0, 0)
         elif isinstance(k, slice):
             parts = []
             for v, default in ((k.start, _INDEX_NONE), (k.stop, _INDEX_NONE), (k.step, 1)):
@@ -918,19 +990,17 @@ def _getitem(a, key):
                 try:
                     v = operator.index(v)
                 except TypeError:
-                    raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: slice %r holds %r, not an integer"
-                                % (k, v)) from None
+                    raise _KeyTypeError("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: key %s: slice %r holds %r, not an "
+                                        "integer or None" % (_key_text(key), k, v)) from None
                 parts.append(builtins.max(builtins.min(v, 2 ** 63 - 1), -2 ** 63 + 1))
             if parts[2] == 0:
-                raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: slice %r has step 0" % (k,))
+                raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: key %s: slice %r has step 0"
+                            % (_key_text(key), k))
             idx[n] = _Index(_INDEX_SLICE, *parts)
         elif k is None:
             idx[n] = _Index(_INDEX_NEWAXIS, 0, 0, 0)
-        elif k is Ellipsis:
-            idx[n] = _Index(_INDEX_ELLIPSIS, 0, 0, 0)
         else:
-            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: index %r (a %s); anygpu indexes with ints, slices, None "
-                        "and ..., not with boolean or integer arrays" % (k, type(k).__name__))
+            idx[n] = _Index(_INDEX_ELLIPSIS, 0, 0, 0)
     return _view(_array_view, a._ptr, len(keys), idx)
 
 
@@ -968,8 +1038,15 @@ def _array_transpose(self, *axes):
 
 
 def _T(self):
-    """numpy's a.T: a view with the axes reversed (a 0-d or 1-D array: itself)."""
-    return self if self.ndim < 2 else transpose(self)
+    """The array API's x.T: the transpose of a 2-D array, a view. Other ndims are refused
+    (InvalidArgumentError), as the array API standard says (numpy reverses any array's axes,
+    and gives a 0-d or 1-D one back as it is): transpose(x) reverses any, x.mT swaps the last
+    two."""
+    if self.ndim != 2:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array.T: x has %d dimension%s; .T transposes a 2-D array "
+                    "(the array API's rule): use anygpu.transpose(x), permute_dims or x.mT"
+                    % (self.ndim, "" if self.ndim == 1 else "s"))
+    return transpose(self)
 
 
 def _operators():

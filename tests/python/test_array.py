@@ -63,7 +63,7 @@ def test_indexing(dev):
     assert int(x[0, 0, 3]) == 3
     assert len(x) == 3
     assert [int(r.sum()) for r in x] == [int(r.sum()) for r in a]  # iteration ends at IndexError
-    with pytest.raises(IndexError, match="index 3 is out of range for length 3"):
+    with pytest.raises(IndexError, match="index 3 is out of range for axis 0, of length 3"):
         x[3]
     with pytest.raises(IndexError, match="index -4"):
         x[-4]

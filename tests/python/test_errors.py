@@ -152,7 +152,8 @@ case("anygpu.Array.__rmatmul__", MISMATCH, lambda d: f32(d).__rmatmul__(f32(d)))
 case("anygpu.Array.__neg__", UNSUPPORTED, lambda d: -anygpu.ones(2, "uint8", d))
 case("anygpu.Array.__getitem__", RANGE, lambda d: f32(d)[5], lambda d: f32(d)[0, 0, 0])
 case("anygpu.Array.__getitem__", UNSUPPORTED, lambda d: f32(d)[[0]], lambda d: f32(d)[f32(d) > 0])
-case("anygpu.Array.__getitem__", INVALID, lambda d: f32(d)[::0], lambda d: f32(d)[..., ...], lambda d: f32(d)[1.5:])
+case("anygpu.Array.__getitem__", INVALID, lambda d: f32(d)[::0], lambda d: f32(d)[..., ...], lambda d: f32(d)[1.5:],
+     lambda d: f32(d)[1.5])
 case("anygpu.Array.__setitem__", INVALID, lambda d: i32(d).__setitem__(0, 1.5))
 case("anygpu.Array.__setitem__", RANGE, lambda d: f32(d).__setitem__(9, 1.0))
 case("anygpu.Array.item", INVALID, lambda d: f32(d).item())
@@ -164,6 +165,7 @@ case("anygpu.Array.reshape", MISMATCH, lambda d: f32(d).reshape(7))
 case("anygpu.Array.astype", UNSUPPORTED, lambda d: c64(d).astype("float32"))
 case("anygpu.Array.transpose", INVALID, lambda d: f32(d).transpose(0, 2))
 case("anygpu.Array.mT", INVALID, lambda d: f32(d, (3,)).mT)
+case("anygpu.Array.T", INVALID, lambda d: f32(d, (3,)).T, lambda d: f32(d, (2, 2, 2)).T)
 for name in ("sum", "mean", "min", "max", "argmin", "argmax"):
     case("anygpu.Array." + name, RANGE, lambda d, n=name: getattr(f32(d), n)(axis=5))
     case("anygpu.Array." + name, UNSUPPORTED, lambda d, n=name: getattr(f32(d), n)(where=True))
@@ -283,10 +285,10 @@ def _public_callables():
     return names
 
 
-# Methods that cannot fail on a valid array (copies, views of the whole array such as .T, conversions to
+# Methods that cannot fail on a valid array (copies, views of the whole array such as ravel, conversions to
 # numpy), the DLPack export (whose refusal the array API makes a BufferError), and Python's own
 # machinery.
-_TRIVIAL = {"copy", "to_host", "T", "__array__", "__dlpack__", "__dlpack_device__", "__abs__", "ravel", "flatten", "real",
+_TRIVIAL = {"copy", "to_host", "__array__", "__dlpack__", "__dlpack_device__", "__abs__", "ravel", "flatten", "real",
             "imag", "__getstate__", "__class__", "__delattr__", "__dir__", "__eq__", "__format__", "__ge__", "__getattribute__", "__gt__",
             "__hash__", "__init__", "__init_subclass__", "__le__", "__lt__", "__ne__", "__new__", "__reduce__",
             "__reduce_ex__", "__repr__", "__setattr__", "__sizeof__", "__str__", "__subclasshook__", "__pos__",

@@ -485,9 +485,9 @@ def test_reduction_dtype_out_and_refusals(dev):
 
 def test_transposes_are_views_as_numpys(dev):
     """.T, .mT, transpose and permute_dims give views with the axes moved (no copy: a write
-    through the parent shows in them), equal to numpy's; .T of a 1-D array is the array."""
+    through the parent shows in them), equal to numpy's; .T takes 2-D arrays only (the array
+    API's rule: test_views.py has its refusals)."""
     v = put(dev, sample("float32", (3,)))
-    assert v.T is v
     assert_close(anygpu.transpose(v), sample("float32", (3,)))
     for shape, axes in (((2, 3), None), ((2, 3, 4), (2, 0, 1)), ((1, 3, 1), (2, 1, 0)), ((2, 1, 3, 2), (3, 1, 0, 2))):
         h = sample("float32", shape)
@@ -495,7 +495,8 @@ def test_transposes_are_views_as_numpys(dev):
         assert_close(anygpu.transpose(m, axes), h.transpose(axes))
         assert_close(m.transpose(*(axes or ())), h.transpose(axes))
         assert_close(anygpu.permute_dims(m, axes or tuple(range(len(shape)))[::-1]), h.transpose(axes))
-        assert_close(m.T, h.T)
+        if len(shape) == 2:
+            assert_close(m.T, h.T)
         if len(shape) >= 2:
             assert_close(m.mT, numpy.swapaxes(h, -1, -2))
     m = put(dev, sample("float32", (2, 3)))
