@@ -6,7 +6,10 @@
 --text inlines every `#include "x.h"` found in the -I folders (wherever it appears, as the
 preprocessor would), so an OpenCL driver needs no include path at run time, and stores the
 source as a NUL-terminated string.
---binary stores the bytes as they are (a CUDA fatbin). The table is
+--binary stores the bytes as they are (a CUDA fatbin), read by the assembler's .incbin from
+the input's absolute path: a C initialiser of a fatbin's tens of megabytes takes a compiler
+minutes, .incbin none (the C file holds the path, so the build recompiles it whenever an
+input is remade). The table is
     const ag__embedded NAME[] = {{"fill", bytes, size}, ..., {0}};
 named by each input's file name without its extension.
 --depfile writes DEP, a Makefile rule naming every file read (the inputs and each header
@@ -68,13 +71,19 @@ def main(argv):
     for i, path in enumerate(inputs):
         if mode == "text":
             data = inline(path, dirs, [os.path.realpath(path)], read).encode() + b"\0"
+            body = ",".join(str(b) for b in data)
+            ref = f"data{i}"
+            lines.append(f"static const unsigned char {ref}[{len(data)}] __attribute__((aligned(16))) = {{{body}}};")
         else:
             data = open(path, "rb").read()
-        body = ",".join(str(b) for b in data)
-        lines.append(f"static const unsigned char data{i}[{len(data)}] __attribute__((aligned(16))) = {{{body}}};")
+            where = os.path.abspath(path).replace("\\", "\\\\").replace('"', '\\"')
+            ref = f"{table}_data{i}"
+            # A local label of this object, named from C through a hidden declaration.
+            lines.append(f'__asm__(".section .rodata\\n.balign 16\\n{ref}:\\n.incbin \\"{where}\\"\\n.previous");')
+            lines.append(f'extern const unsigned char {ref}[{len(data)}] __attribute__((visibility("hidden")));')
         name = os.path.basename(path).split(".")[0]
         size = len(data) - 1 if mode == "text" else len(data)
-        entries.append(f'  {{"{name}", data{i}, {size}}},')
+        entries.append(f'  {{"{name}", {ref}, {size}}},')
     lines.append(f"const ag__embedded {table}[] = {{")
     lines += entries
     lines.append("  {NULL, NULL, 0},\n};")
