@@ -802,10 +802,11 @@ static ag_array *random_view(ag_device *dev, ag_dtype t, const size_t *shape, ui
   return v;
 }
 
-/* ag_fft and ag_ifft of a view (every other column of a 4 x 16 array; the transpose of a
-   5 x 6 one, over its last axis and over both) into a view (every other column, the rows
-   reversed) and in place on the view itself: each against the naive DFT of the view's values,
-   the output's parent unchanged outside the view (fft.h: views stand in contiguous). */
+/* ag_fft and ag_ifft of a view (every other column of a 4 x 16 array over its last axis; the
+   transpose of a 5 x 6 one over both) into a view (every other column, the rows reversed),
+   and in place on the first: each against the naive DFT of the view's values, the output's
+   parent unchanged outside the view (fft.h: views stand in contiguous). Few shapes: clFFT
+   compiles kernels for each plan. */
 START_TEST(complex_transforms_of_views_match_the_naive_dft) {
   ag_device *dev = test_device(_i);
   const struct {
@@ -814,11 +815,11 @@ START_TEST(complex_transforms_of_views_match_the_naive_dft) {
     size_t oparent[2];
     view_maker oview;
     int rank;
+    bool in_place; /* also in place on the view */
     const char *what;
   } cases[] = {
-      {{4, 16}, every_other_column, {4, 16}, every_other_column, 1, "every other column into every other column"},
-      {{5, 6}, transposed, {6, 5}, rows_reversed, 1, "a transpose over its last axis into rows reversed"},
-      {{5, 6}, transposed, {5, 6}, transposed, 2, "a transpose over both axes into a transpose"},
+      {{4, 16}, every_other_column, {4, 16}, every_other_column, 1, true, "every other column into every other column"},
+      {{5, 6}, transposed, {6, 5}, rows_reversed, 2, false, "a transpose over both axes into rows reversed"},
   };
   for (int k = 0; k < 2; k++) {
     ag_dtype t = complex_dtypes[k];
@@ -847,6 +848,8 @@ START_TEST(complex_transforms_of_views_match_the_naive_dft) {
                     cases[c].what);
         check_unchanged(px, hx, "x's parent after a transform of a view");
         test_check_outside_view(po, ho, cases[c].oview, NULL, cases[c].what);
+        if (!cases[c].in_place)
+          goto done;
         /* In place on the view: x = out. */
         ref_check_ok(fn(NULL, vx, rank, AG_FFT_ORTHO, vx), "%s in place on %s", inverse ? "ag_ifft" : "ag_fft",
                      cases[c].what);
@@ -854,7 +857,9 @@ START_TEST(complex_transforms_of_views_match_the_naive_dft) {
         check_close(t, gin, want, n / per, per, fft_tol(t, per), "%s in place on %s", inverse ? "ag_ifft" : "ag_fft",
                     cases[c].what);
         test_check_outside_view(px, hx, cases[c].xview, NULL, "a transform in place on a view");
-        TEST_FREE(gin, got, in, want);
+        free(gin);
+      done:
+        TEST_FREE(got, in, want);
       next:
         TEST_FREE(hx, ho, x, o);
         TEST_ARRAY_FREE(vx, vo, px, po);
@@ -890,7 +895,18 @@ START_TEST(real_transforms_of_views_match_the_naive_dft) {
     free(got);
     free(in);
     /* irfft: x (3, 4) the transpose of (4, 3), out (3, 6) every other column of (3, 12). */
-    ag_array *vc = random_view(dev, ct, (const size_t[]){4, 3}, seed + 2, transposed, &pc, &hc, &cx);
+    hc = test_alloc(12 * ref_size(ct));
+    ref_random(ct, hc, 12, seed + 2, -1, 1);
+    /* Bins 0 and n/2 of a transform of real values are real; numpy's irfft ignores their
+       imaginary parts, the providers need not: they are zero here (rows 0 and 3 of the
+       parent, columns 0 and 3 of its transpose). */
+    for (size_t j = 0; j < 3; j++) {
+      ref_put(ct, hc, j, creall(ref_get(ct, hc, j)));
+      ref_put(ct, hc, 9 + j, creall(ref_get(ct, hc, 9 + j)));
+    }
+    pc = test_array_from(dev, ct, 2, (const size_t[]){4, 3}, hc);
+    ag_array *vc = transposed(pc, NULL);
+    cx = test_array_read(vc);
     ag_array *vr = random_view(dev, rt, (const size_t[]){3, 12}, seed + 3, every_other_column, &pr, &hr, &ro);
     const size_t oshape[2] = {3, 6};
     in = values(ct, cx, 12);
