@@ -1,10 +1,12 @@
-/* src/blas.c - linear algebra on arrays: shape and dtype checks, then the device's BLAS
-   provider (backends' ag__blas_ops: OpenBLAS, CLBlast, cuBLAS), and the internal entry to the
-   optional eigensolver (ag__lapack_ops: cuSOLVER). */
+/* src/blas.c - linear algebra on arrays: shape and dtype checks, views passed in place or
+   through contiguous stand-ins, then the device's BLAS provider (backends' ag__blas_ops:
+   OpenBLAS, CLBlast, cuBLAS), and the internal entry to the optional eigensolver
+   (ag__lapack_ops: cuSOLVER). */
 #include <stdio.h>
 #include <string.h>
 
 #include "array.h"
+#include "layout.h"
 
 /* The device's BLAS, looked up once. */
 static ag_status device_blas(const char *fn, ag_device *dev, const ag__blas_ops **ops) {
@@ -42,11 +44,11 @@ static ag_status check_blas_dtype(const char *fn, const char *name, const ag_arr
   return ag__check_fp64(fn, a->dev, a->dtype);
 }
 
-/* Checks a list of operands: present, one device, one dtype, a BLAS dtype. */
+/* Checks a list of operands, of any layout: present, one device, one dtype, a BLAS dtype. */
 static ag_status check_operands(const char *fn, size_t n, const char *const *names, const ag_array *const *arrays) {
   ag_status st;
   for (size_t i = 0; i < n; i++)
-    if ((st = ag__check_array(fn, names[i], arrays[i])) != AG_OK)
+    if ((st = ag__check_operand(fn, names[i], arrays[i])) != AG_OK)
       return st;
   for (size_t i = 1; i < n; i++)
     if ((st = ag__check_same_device(fn, names[0], arrays[0], names[i], arrays[i])) != AG_OK ||
@@ -56,6 +58,66 @@ static ag_status check_operands(const char *fn, size_t n, const char *const *nam
 }
 
 static ag__bmem *mem_of(const ag_array *a) { return a->store ? a->store->buf->mem : NULL; }
+
+/* ---- views: in place where the provider's layout allows, else a contiguous stand-in ------ */
+
+/* Whether a provider takes the trailing two axes of @p a (2-D or 3-D, none empty) where they
+   are: rows of unit stride, *ld >= columns elements apart (a row slice, a column block of a
+   bigger matrix), or, when @p may_flip, columns of unit stride (a transpose), read as the
+   transposed matrix stored by rows (*flipped). A batch axis steps *batch_stride >= 0 elements
+   (0 for a 2-D operand, which serves every product). Negative strides, zero strides within a
+   matrix and steps along both axes are not taken. */
+static bool in_place(const ag_array *a, bool may_flip, bool *flipped, size_t *ld, size_t *batch_stride) {
+  size_t r = a->shape[a->ndim - 2], c = a->shape[a->ndim - 1];
+  ptrdiff_t sr = a->strides[a->ndim - 2], sc = a->strides[a->ndim - 1];
+  *batch_stride = 0;
+  if (a->ndim == 3 && a->shape[0] > 1) {
+    if (a->strides[0] < 0)
+      return false;
+    *batch_stride = (size_t)a->strides[0];
+  }
+  /* A length-1 axis has no stride to speak of: any is taken. */
+  if ((c == 1 || sc == 1) && (r == 1 || sr >= (ptrdiff_t)c)) {
+    *flipped = false;
+    *ld = r == 1 ? c : (size_t)sr;
+    return true;
+  }
+  if (may_flip && (r == 1 || sr == 1) && (c == 1 || sc >= (ptrdiff_t)r)) {
+    *flipped = true;
+    *ld = c == 1 ? r : (size_t)sc;
+    return true;
+  }
+  return false;
+}
+
+/* The transpose flag that reads a matrix stored transposed as the caller's op(): N <-> T, and
+   for a real dtype C (which is T) -> N. A complex C has none (conj alone is no BLAS flag):
+   in_place is not asked to flip then. */
+static ag_transpose flip(ag_transpose t) { return t == AG_NO_TRANS ? AG_TRANS : AG_NO_TRANS; }
+
+/* *use is @p a, or, when @p copy, a new contiguous array (*tmp) holding a copy of it if
+   @p read (an output the provider overwrites whole needs none). Errors name @p fn. */
+static ag_status stand_in(const char *fn, ag_queue *q, const ag_array *a, bool copy, bool read, const ag_array **use,
+                          ag_array **tmp) {
+  *use = a;
+  *tmp = NULL;
+  if (!copy)
+    return AG_OK;
+  ag_status st = ag__stand_in(fn, q, a, read, tmp);
+  if (st != AG_OK)
+    return st;
+  *use = *tmp;
+  return AG_OK;
+}
+
+/* After a call that wrote @p tmp in place of @p out (when it stood in): the copy back, on
+   @p q, when @p st is AG_OK. Frees tmp either way. */
+static ag_status write_back(const char *fn, ag_queue *q, ag_status st, ag_array *tmp, ag_array *out) {
+  if (tmp != NULL && st == AG_OK)
+    st = ag__copy_layout(fn, q, tmp, out);
+  ag_array_free(tmp);
+  return st;
+}
 
 /* One call into a provider: which routine, its arguments, and its operands (checked, on one
    device). */
@@ -155,19 +217,53 @@ static ag_status gemm(const char *fn, ag_queue *q, ag_transpose ta, ag_transpose
       return ag__prefix(ag_fill(q, c, 0), fn);
     return ag__prefix(ag_binary_scalar(q, AG_OP_MUL, c, beta_re, beta_im, false, c), fn);
   }
-  g.a = mem_of(a);
-  g.b = mem_of(b);
-  g.c = mem_of(c);
-  g.a_off = a->offset;
-  g.b_off = b->offset;
-  g.c_off = c->offset;
-  g.lda = ac;
-  g.ldb = bc;
-  g.ldc = cc;
-  g.a_stride = a->ndim == 3 ? ar * ac : 0;
-  g.b_stride = b->ndim == 3 ? br * bc : 0;
-  g.c_stride = c->ndim == 3 ? cr * cc : 0;
-  return blas_run(fn, q, &(blas_call){.routine = GEMM, .gemm = &g, .arrays = {a, b, c}});
+  /* C is written in place when its rows have unit stride; A and B are read in place when
+     in_place allows, flipping their flags; every other operand stands in contiguous. */
+  if ((st = ag__check_writable(fn, "c", c)) != AG_OK)
+    return st;
+  bool complex = ag__dtype_is_complex(a->dtype), fa = false, fb = false, fc = false;
+  bool a_here = in_place(a, !(complex && ta == AG_CONJ_TRANS), &fa, &g.lda, &g.a_stride);
+  bool b_here = in_place(b, !(complex && tb == AG_CONJ_TRANS), &fb, &g.ldb, &g.b_stride);
+  bool c_here = in_place(c, false, &fc, &g.ldc, &g.c_stride);
+  const ag_array *ua, *ub, *uc;
+  ag_array *ta_tmp = NULL, *tb_tmp = NULL, *tc_tmp = NULL;
+  bool beta_reads = beta_re != 0 || beta_im != 0;
+  st = stand_in(fn, q, a, !a_here, true, &ua, &ta_tmp);
+  if (st != AG_OK)
+    goto done;
+  st = stand_in(fn, q, b, !b_here, true, &ub, &tb_tmp);
+  if (st != AG_OK)
+    goto done;
+  st = stand_in(fn, q, c, !c_here, beta_reads, &uc, &tc_tmp);
+  if (st != AG_OK)
+    goto done;
+  if (a_here && fa)
+    g.ta = flip(ta);
+  if (b_here && fb)
+    g.tb = flip(tb);
+  if (!a_here) {
+    g.lda = ac;
+    g.a_stride = a->ndim == 3 ? ar * ac : 0;
+  }
+  if (!b_here) {
+    g.ldb = bc;
+    g.b_stride = b->ndim == 3 ? br * bc : 0;
+  }
+  if (!c_here) {
+    g.ldc = cc;
+    g.c_stride = c->ndim == 3 ? cr * cc : 0;
+  }
+  g.a = mem_of(ua);
+  g.b = mem_of(ub);
+  g.c = mem_of(uc);
+  g.a_off = ua->offset;
+  g.b_off = ub->offset;
+  g.c_off = uc->offset;
+  st = blas_run(fn, q, &(blas_call){.routine = GEMM, .gemm = &g, .arrays = {ua, ub, uc}});
+done:
+  ag_array_free(ta_tmp);
+  ag_array_free(tb_tmp);
+  return write_back(fn, q, st, tc_tmp, c);
 }
 
 ag_status ag_gemm_complex(ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha_re, double alpha_im,
@@ -204,13 +300,62 @@ ag_status ag_gemv(ag_queue *q, ag_transpose ta, double alpha, const ag_array *a,
     return st;
   if (xn == 0)
     return ag__prefix(beta == 0 ? ag_fill(q, y, 0) : ag_mul_scalar(q, y, beta, y), fn);
-  g.a = mem_of(a);
-  g.x = mem_of(x);
-  g.y = mem_of(y);
-  g.a_off = a->offset;
-  g.x_off = x->offset;
-  g.y_off = y->offset;
-  return blas_run(fn, q, &(blas_call){.routine = GEMV, .gemv = &g, .arrays = {a, x, y}});
+  /* The provider's gemv reads A with leading dimension n: A is read in place when it is
+     contiguous or the transpose of a contiguous matrix (flags flipped, as gemm's), x and y
+     when contiguous; other operands stand in contiguous. */
+  if ((st = ag__check_writable(fn, "y", y)) != AG_OK)
+    return st;
+  bool flipped = false;
+  size_t ld, batch_stride;
+  bool complex = ag__dtype_is_complex(a->dtype);
+  bool a_here = in_place(a, !(complex && ta == AG_CONJ_TRANS), &flipped, &ld, &batch_stride) &&
+                ld == (flipped ? m : n);
+  const ag_array *ua, *ux, *uy;
+  ag_array *ta_tmp = NULL, *tx_tmp = NULL, *ty_tmp = NULL;
+  st = stand_in(fn, q, a, !a_here, true, &ua, &ta_tmp);
+  if (st != AG_OK)
+    goto done;
+  st = stand_in(fn, q, x, !x->contiguous, true, &ux, &tx_tmp);
+  if (st != AG_OK)
+    goto done;
+  st = stand_in(fn, q, y, !y->contiguous, beta != 0, &uy, &ty_tmp);
+  if (st != AG_OK)
+    goto done;
+  if (a_here && flipped) {
+    g.ta = flip(ta);
+    g.m = n;
+    g.n = m;
+  }
+  g.a = mem_of(ua);
+  g.x = mem_of(ux);
+  g.y = mem_of(uy);
+  g.a_off = ua->offset;
+  g.x_off = ux->offset;
+  g.y_off = uy->offset;
+  st = blas_run(fn, q, &(blas_call){.routine = GEMV, .gemv = &g, .arrays = {ua, ux, uy}});
+done:
+  ag_array_free(ta_tmp);
+  ag_array_free(tx_tmp);
+  return write_back(fn, q, st, ty_tmp, y);
+}
+
+/* Runs a level-1 call whose @p n operands may be views: each that is not contiguous stands in
+   contiguous (the routines take unit increments), operand @p written (the one the routine
+   writes) is copied back after. */
+static ag_status level_1(const char *fn, ag_queue *q, blas_call *c, int n, int written, const char *written_name) {
+  ag_array *out = (ag_array *)c->arrays[written];
+  ag_status st = ag__check_writable(fn, written_name, out);
+  if (st != AG_OK)
+    return st;
+  ag_array *tmp[3] = {NULL, NULL, NULL};
+  for (int i = 0; i < n && st == AG_OK; i++)
+    st = stand_in(fn, q, c->arrays[i], !c->arrays[i]->contiguous, true, &c->arrays[i], &tmp[i]);
+  if (st == AG_OK)
+    st = blas_run(fn, q, c);
+  for (int i = 0; i < n; i++)
+    if (i != written)
+      ag_array_free(tmp[i]);
+  return write_back(fn, q, st, tmp[written], out);
 }
 
 /* x and y of one element count. */
@@ -229,7 +374,7 @@ ag_status ag_axpy(ag_queue *q, double alpha, const ag_array *x, ag_array *y) {
   if (st != AG_OK || (st = check_count(fn, x, y)) != AG_OK ||
       (st = ag__scalar_to(fn, "alpha", alpha, 0, x->dtype, a)) != AG_OK || x->size == 0)
     return st;
-  return blas_run(fn, q, &(blas_call){.routine = AXPY, .alpha = a, .arrays = {x, y}});
+  return level_1(fn, q, &(blas_call){.routine = AXPY, .alpha = a, .arrays = {x, y}}, 2, 1, "y");
 }
 
 ag_status ag_scal(ag_queue *q, double alpha, ag_array *x) {
@@ -240,13 +385,13 @@ ag_status ag_scal(ag_queue *q, double alpha, ag_array *x) {
   unsigned char a[16];
   if (st != AG_OK || (st = ag__scalar_to(fn, "alpha", alpha, 0, x->dtype, a)) != AG_OK || x->size == 0)
     return st;
-  return blas_run(fn, q, &(blas_call){.routine = SCAL, .alpha = a, .arrays = {x}});
+  return level_1(fn, q, &(blas_call){.routine = SCAL, .alpha = a, .arrays = {x}}, 1, 0, "x");
 }
 
 /* out of shape {1} and dtype @p t. */
 static ag_status check_scalar_out(const char *fn, const ag_array *x, const ag_array *out, ag_dtype t) {
   ag_status st;
-  if ((st = ag__check_array(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
+  if ((st = ag__check_operand(fn, "out", out)) != AG_OK || (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
     return st;
   if (out->dtype != t || out->size != 1 || out->ndim != 1)
     return ag__error(AG_ERR_MISMATCH, "%s: out must be %s of shape {1}", fn, ag_dtype_name(t));
@@ -262,7 +407,7 @@ ag_status ag_blas_dot(ag_queue *q, const ag_array *x, const ag_array *y, bool co
     return st;
   if (x->size == 0)
     return ag__prefix(ag_fill(q, out, 0), fn);
-  return blas_run(fn, q, &(blas_call){.routine = DOT, .conjugate = conjugate, .arrays = {x, y, out}});
+  return level_1(fn, q, &(blas_call){.routine = DOT, .conjugate = conjugate, .arrays = {x, y, out}}, 3, 2, "out");
 }
 
 ag_status ag_blas_nrm2(ag_queue *q, const ag_array *x, ag_array *out) {
@@ -274,7 +419,7 @@ ag_status ag_blas_nrm2(ag_queue *q, const ag_array *x, ag_array *out) {
     return st;
   if (x->size == 0)
     return ag__prefix(ag_fill(q, out, 0), fn);
-  return blas_run(fn, q, &(blas_call){.routine = NRM2, .arrays = {x, out}});
+  return level_1(fn, q, &(blas_call){.routine = NRM2, .arrays = {x, out}}, 2, 1, "out");
 }
 
 /* ---- the eigensolver (internal) ----------------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* src/fft.c - Fourier transforms on arrays: checks, the device's FFT provider (FFTW, VkFFT,
-   clFFT, cuFFT) with its plans kept per device, numpy's normalisation, and fftshift. */
+   clFFT, cuFFT) with its plans kept per device, views through contiguous stand-ins, numpy's
+   normalisation, and fftshift. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 
 #include "array.h"
 #include "launch.h"
+#include "layout.h"
 #define AG_SHAPES_ONLY
 #include "../kernels_shared/elementwise.h"
 #undef AG_SHAPES_ONLY
@@ -261,10 +263,20 @@ static ag_status run(const char *fn, ag_queue *rq, fft_plan *plan, ag__fft_kind 
   return ag__prefix(st, fn);
 }
 
+/* Whether @p a and @p b are one view: one memory, offset, shape and strides. */
+static bool same_view(const ag_array *a, const ag_array *b) {
+  if (a->store != b->store || a->offset != b->offset || a->ndim != b->ndim)
+    return false;
+  for (int d = 0; d < a->ndim; d++)
+    if (a->shape[d] != b->shape[d] || (a->shape[d] > 1 && a->strides[d] != b->strides[d]))
+      return false;
+  return true;
+}
+
 static ag_status transform(const char *fn, ag_queue *q, ag__fft_kind kind, bool inverse, const ag_array *x, int ndim,
                            ag_fft_norm norm, ag_array *out) {
   ag_status st;
-  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
     return st;
   if (ndim < 1 || ndim > 3 || ndim > x->ndim)
@@ -298,7 +310,7 @@ static ag_status transform(const char *fn, ag_queue *q, ag__fft_kind kind, bool 
     return ag__error(AG_ERR_MISMATCH, "%s: %s's shape does not fit %s's%s", fn, other == out ? "out" : "x",
                      real_side == x ? "x" : "out", kind == AG__FFT_C2C ? "" : " (the last axis is n/2 + 1 on the complex side)");
   bool shared = x->store != NULL && x->store == out->store;
-  bool in_place = shared && x->offset == out->offset;
+  bool in_place = shared && same_view(x, out);
   if (shared && (!in_place || kind != AG__FFT_C2C))
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x and out share memory; only ag_fft and ag_ifft run in place (out = x)",
                      fn);
@@ -319,13 +331,47 @@ static ag_status transform(const char *fn, ag_queue *q, ag__fft_kind kind, bool 
   const ag__fft_ops *ops;
   fft_plan *plan;
   ag_queue *rq;
-  if ((st = device_fft(fn, x->dev, &ops)) != AG_OK || (st = ag__queue_resolve(fn, q, x->dev, &rq)) != AG_OK ||
-      (st = plan_for(fn, x->dev, ops, &d, &plan)) != AG_OK)
+  if ((st = device_fft(fn, x->dev, &ops)) != AG_OK)
     return st;
-  st = run(fn, rq, plan, kind, inverse, in_place, x, out);
-  plan_release(x->dev, plan);
+  st = ag__queue_resolve(fn, q, x->dev, &rq);
   if (st != AG_OK)
     return st;
+  /* Views stand in contiguous (the providers take batches back to back); out's stand-in, or
+     the one stand-in of a transform in place, is copied back at the end. */
+  ag_array *tx = NULL, *tout = NULL;
+  const ag_array *ux = x;
+  ag_array *uout = out;
+  if (!out->contiguous) {
+    st = ag__check_writable(fn, "out", out);
+    if (st != AG_OK)
+      return st;
+  }
+  if (in_place && !x->contiguous) {
+    st = ag__stand_in(fn, rq, x, true, &tx);
+    if (st != AG_OK)
+      return st;
+    ux = uout = tx;
+  } else {
+    if (!x->contiguous) {
+      st = ag__stand_in(fn, rq, x, true, &tx);
+      if (st != AG_OK)
+        return st;
+      ux = tx;
+    }
+    if (!out->contiguous) {
+      st = ag__stand_in(fn, rq, out, false, &tout);
+      if (st != AG_OK)
+        goto done;
+      uout = tout;
+    }
+  }
+  st = plan_for(fn, x->dev, ops, &d, &plan);
+  if (st != AG_OK)
+    goto done;
+  st = run(fn, rq, plan, kind, inverse, in_place, ux, uout);
+  plan_release(x->dev, plan);
+  if (st != AG_OK)
+    goto done;
 
   /* numpy's norm=: "backward" scales the inverse by 1/N, "ortho" both by 1/sqrt(N),
      "forward" the forward by 1/N. */
@@ -333,7 +379,12 @@ static ag_status transform(const char *fn, ag_queue *q, ag__fft_kind kind, bool 
                  : (norm == AG_FFT_BACKWARD) == inverse ? 1 / (double)N
                                                          : 1;
   if (scale != 1)
-    st = ag__prefix(ag_binary_scalar(rq, AG_OP_MUL, out, scale, 0, false, out), fn);
+    st = ag__prefix(ag_binary_scalar(rq, AG_OP_MUL, uout, scale, 0, false, uout), fn);
+  if (st == AG_OK && uout != out)
+    st = ag__copy_layout(fn, rq, uout, out);
+done:
+  ag_array_free(tx);
+  ag_array_free(tout);
   return st;
 }
 
@@ -353,7 +404,7 @@ ag_status ag_irfft(ag_queue *q, const ag_array *x, int ndim, ag_fft_norm norm, a
 /* numpy.fft.fftshift rolls each axis by n // 2, ifftshift by -(n // 2). */
 static ag_status shift(const char *fn, ag_queue *q, const ag_array *x, int ndim, bool inverse, ag_array *out) {
   ag_status st;
-  if ((st = ag__check_array(fn, "x", x)) != AG_OK || (st = ag__check_array(fn, "out", out)) != AG_OK ||
+  if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK ||
       (st = ag__check_same_dtype(fn, "x", x, "out", out)) != AG_OK ||
       (st = ag__check_same_shape(fn, "x", x, "out", out)) != AG_OK ||

@@ -922,6 +922,40 @@ void *test_alloc(size_t bytes) {
   return p;
 }
 
+void test_free_all(size_t n, void *const *p) {
+  for (size_t i = 0; i < n; i++)
+    free(p[i]);
+}
+
+void test_array_free_all(size_t n, ag_array *const *a) {
+  for (size_t i = 0; i < n; i++)
+    ag_array_free(a[i]);
+}
+
+void test_check_outside_view(const ag_array *parent, const void *before, test_view_fn make, const void *ctx,
+                             const char *what) {
+  ag_dtype t = ag_array_dtype(parent);
+  ag_array *marks = test_array_new(ag_array_device(parent), AG_F32, ag_array_ndim(parent), ag_array_shape(parent));
+  CHECK_OK(ag_fill(NULL, marks, 0));
+  ag_array *mv = make(marks, ctx);
+  CHECK_OK(ag_fill(NULL, mv, 1));
+  float *mark = test_array_read(marks);
+  void *after = test_array_read(parent);
+  size_t outside = 0;
+  for (size_t i = 0; i < ag_array_size(parent); i++)
+    if (mark[i] == 0) {
+      outside++;
+      ck_assert_msg(ref_get(t, after, i) == ref_get(t, before, i), "%s: %s changed element %zu of the output's "
+                    "parent, outside the view", test_label(), what, i);
+    }
+  ck_assert_msg(outside + ag_array_size(mv) == ag_array_size(parent), "%s: %s: the marks do not cover the view",
+                test_label(), what);
+  free(mark);
+  free(after);
+  ag_array_free(mv);
+  ag_array_free(marks);
+}
+
 ag_array *test_array_new(ag_device *dev, ag_dtype t, int ndim, const size_t *shape) {
   ag_array *a = NULL;
   CHECK_OK(ag_array_create(dev, t, ndim, shape, &a));

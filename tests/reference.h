@@ -183,6 +183,20 @@ void *test_array_read(const ag_array *a);
 void test_check_all_equal(ag_array *const *arrays, size_t n, double value, const char *what);
 /* Host memory of @p bytes (at least 1), ck_asserting success; free() it. */
 void *test_alloc(size_t bytes);
+/* free()s each of the @p n pointers, and ag_array_free()s each of the @p n arrays. */
+void test_free_all(size_t n, void *const *p);
+void test_array_free_all(size_t n, ag_array *const *a);
+#define TEST_FREE(...) test_free_all(sizeof (void *[]){__VA_ARGS__} / sizeof(void *), (void *[]){__VA_ARGS__})
+#define TEST_ARRAY_FREE(...)                                                                      \
+  test_array_free_all(sizeof (ag_array *[]){__VA_ARGS__} / sizeof(ag_array *), (ag_array *[]){__VA_ARGS__})
+
+/* Makes the view of @p parent that a test checks, as @p ctx says. */
+typedef ag_array *(*test_view_fn)(const ag_array *parent, const void *ctx);
+/* Fails unless @p parent, which held @p before (its host copy) before @p what, still holds it
+   outside its view make(parent, ctx): the view's elements are found by marking the same view
+   of a parent of zeros. */
+void test_check_outside_view(const ag_array *parent, const void *before, test_view_fn make, const void *ctx,
+                             const char *what);
 
 /* Whether operations on dtype @p t run on @p dev: f64 and c128 need double precision, and a
    device without it refuses them (AG_ERR_UNSUPPORTED naming the device). Prints a note the first

@@ -1,8 +1,9 @@
 /* tests/test_blas.c — blas.h: gemm on every dtype, size class, transpose combination and
-   alpha/beta case (complex ones through ag_gemm_complex), batched and on views, against a naive
-   triple loop in long double; BLAS's rules for beta = 0 (NaN in C ignored), alpha = 0 and
-   empty dimensions; gemv, axpy, scal, dot and nrm2 against references; the provider names;
-   refused dtypes, shapes, devices and NULL operands. */
+   alpha/beta case (complex ones through ag_gemm_complex), batched and on views of every
+   layout (transposed, blocks with a leading dimension, reversed, stepped, broadcast), against
+   a naive triple loop in long double; BLAS's rules for beta = 0 (NaN in C ignored), alpha = 0
+   and empty dimensions; gemv, axpy, scal, dot and nrm2, on views too, against references; the
+   provider names; refused dtypes, shapes, devices, broadcast outputs and NULL operands. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -554,6 +555,311 @@ START_TEST(gemm_and_level_1_routines_on_views_match_the_reference) {
 }
 END_TEST
 
+/* ---- gemm and gemv on views of every layout ------------------------------------------------- */
+
+/* How a test lays out a matrix operand of shape (r, c): as made, or a view whose layout the
+   provider takes in place (a transpose, a block of a bigger matrix with its leading dimension,
+   a block's transpose), or one that stands in contiguous (rows reversed, steps along both
+   axes, a broadcast row). */
+typedef enum view_kind { V_CONTIG, V_TRANSPOSED, V_BLOCK, V_BLOCK_TRANSPOSED, V_REVERSED, V_STEPPED, V_BROADCAST,
+                         NVIEW_KINDS } view_kind;
+
+static const char *view_name(view_kind v) {
+  static const char *names[] = {"contiguous", "transposed", "a block", "a block transposed", "rows reversed",
+                                "stepped", "broadcast"};
+  return names[v];
+}
+
+/* The shape of the parent a view of kind @p v and shape (r, c) is taken from. */
+static void parent_shape(view_kind v, size_t r, size_t c, size_t ps[2]) {
+  ps[0] = v == V_TRANSPOSED ? c : v == V_BLOCK ? r + 2 : v == V_BLOCK_TRANSPOSED ? c + 2 : v == V_STEPPED ? 2 * r
+          : v == V_BROADCAST ? 1 : r;
+  ps[1] = v == V_TRANSPOSED ? r : v == V_BLOCK ? c + 3 : v == V_BLOCK_TRANSPOSED ? r + 3 : v == V_STEPPED ? 2 * c : c;
+}
+
+/* The view of kind @p v and shape (r, c) of @p parent (of parent_shape's shape). */
+static ag_array *make_view(const ag_array *parent, view_kind v, size_t r, size_t c) {
+  ag_array *view = NULL, *block = NULL;
+  switch (v) {
+  case V_CONTIG:
+    CHECK_OK(ag_array_view(parent, 0, NULL, &view));
+    break;
+  case V_TRANSPOSED:
+    CHECK_OK(ag_array_transpose(parent, &view));
+    break;
+  case V_BLOCK:
+    CHECK_OK(ag_array_view(parent, 2, (ag_index[]){ag_slice(1, 1 + (int64_t)r, 1), ag_slice(2, 2 + (int64_t)c, 1)},
+                           &view));
+    break;
+  case V_BLOCK_TRANSPOSED:
+    CHECK_OK(ag_array_view(parent, 2, (ag_index[]){ag_slice(1, 1 + (int64_t)c, 1), ag_slice(0, (int64_t)r, 1)},
+                           &block));
+    CHECK_OK(ag_array_transpose(block, &view));
+    ag_array_free(block);
+    break;
+  case V_REVERSED:
+    CHECK_OK(ag_array_flip(parent, 1, (const int[]){0}, &view));
+    break;
+  case V_STEPPED:
+    CHECK_OK(ag_array_view(parent, 2, (ag_index[]){ag_slice(AG_INDEX_NONE, AG_INDEX_NONE, 2),
+                                                   ag_slice(1, AG_INDEX_NONE, 2)}, &view));
+    break;
+  case V_BROADCAST:
+    CHECK_OK(ag_array_broadcast_to(parent, 2, (const size_t[]){r, c}, &view));
+    break;
+  default:
+    ck_abort_msg("no view kind %d", (int)v);
+  }
+  ck_assert(ag_array_ndim(view) == 2 && ag_array_shape(view)[0] == r && ag_array_shape(view)[1] == c);
+  return view;
+}
+
+/* A view of kind @p v and shape (r, c) over a new random parent (*parent, its host copy in
+   *host: free both); the view's values in C order go to *dense (free() it). */
+static ag_array *view_of(ag_device *dev, ag_dtype t, view_kind v, size_t r, size_t c, uint64_t seed, ag_array **parent,
+                         void **host, void **dense) {
+  size_t ps[2];
+  parent_shape(v, r, c, ps);
+  *parent = random_array(dev, t, 2, ps, seed, host);
+  ag_array *view = make_view(*parent, v, r, c);
+  *dense = test_array_read(view);
+  return view;
+}
+
+/* A view of kind and shape a view_spec gives, for test_check_outside_view. */
+typedef struct view_spec {
+  view_kind v;
+  size_t r, c;
+} view_spec;
+
+static ag_array *view_by_spec(const ag_array *parent, const void *ctx) {
+  const view_spec *s = ctx;
+  return make_view(parent, s->v, s->r, s->c);
+}
+
+/* One gemm (ag_gemm_complex: complex alpha and beta on c64 and c128) with A, B and C laid out
+   as @p va, @p vb and @p vc, compared with the naive product of the views' values; A's and B's
+   parents unchanged, and C's outside the view. */
+static void check_gemm_views(ag_device *dev, ag_dtype t, ag_transpose ta, ag_transpose tb, size_t m, size_t n,
+                             size_t k, view_kind va, view_kind vb, view_kind vc, uint64_t seed) {
+  if (!test_dtype_runs(dev, t))
+    return;
+  ag_array *pa, *pb, *pc;
+  void *ha, *hb, *hc, *a, *b, *c;
+  ag_array *aa = view_of(dev, t, va, ta == AG_NO_TRANS ? m : k, ta == AG_NO_TRANS ? k : m, seed, &pa, &ha, &a);
+  ag_array *ab = view_of(dev, t, vb, tb == AG_NO_TRANS ? k : n, tb == AG_NO_TRANS ? n : k, seed + 1, &pb, &hb, &b);
+  ag_array *ac = view_of(dev, t, vc, m, n, seed + 2, &pc, &hc, &c);
+  char what[200];
+  snprintf(what, sizeof what, "ag_gemm_complex %s (%s, %s) m %zu n %zu k %zu, A %s, B %s, C %s", ref_name(t),
+           trans_name(ta), trans_name(tb), m, n, k, view_name(va), view_name(vb), view_name(vc));
+  ref_c alpha = ref_is_complex(t) ? CMPLXL(0.5, 1.25) : 2.5, beta = ref_is_complex(t) ? CMPLXL(-0.75, 0.5) : -1.5;
+  ref_check_ok(ag_gemm_complex(NULL, ta, tb, (double)creall(alpha), (double)cimagl(alpha), aa, ab,
+                               (double)creall(beta), (double)cimagl(beta), ac), "%s", what);
+  ref_c *want = test_alloc(m * n * sizeof *want);
+  long double *scale = test_alloc(m * n * sizeof *scale);
+  gemm_ref(t, ta, tb, m, n, k, 1, false, false, alpha, a, b, beta, c, want, scale);
+  void *got = test_array_read(ac);
+  ref_check(t, got, want, scale, m * n, sum_tol(t, k), "%s", what);
+  check_unchanged(pa, ha, "A's parent after gemm");
+  check_unchanged(pb, hb, "B's parent after gemm");
+  test_check_outside_view(pc, hc, view_by_spec, &(view_spec){vc, m, n}, what);
+  TEST_FREE(got, want, scale, a, b, c, ha, hb, hc);
+  TEST_ARRAY_FREE(aa, ab, ac, pa, pb, pc);
+}
+
+/* A and B each in every layout under every transpose flag (the other operand contiguous), both
+   transposed at once, C in every writable layout; every dtype, small odd sizes. In place or
+   through a stand-in, the product is the views' (blas.h). */
+START_TEST(gemm_on_views_of_every_layout_matches_the_naive_product) {
+  ag_device *dev = test_device(_i);
+  const size_t m = 5, n = 4, k = 3;
+  for (int d = 0; d < 4; d++) {
+    ag_dtype t = blas_dtypes[d];
+    uint64_t seed = 110000u + 10000u * (unsigned)d;
+    for (int v = 0; v < NVIEW_KINDS; v++)
+      for (int tr = 0; tr < 3; tr++) {
+        check_gemm_views(dev, t, transposes[tr], AG_NO_TRANS, m, n, k, (view_kind)v, V_CONTIG, V_CONTIG, seed);
+        check_gemm_views(dev, t, AG_NO_TRANS, transposes[tr], m, n, k, V_CONTIG, (view_kind)v, V_CONTIG, seed + 10);
+        seed += 100;
+      }
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++, seed += 100)
+        check_gemm_views(dev, t, transposes[i], transposes[j], m, n, k, V_TRANSPOSED, V_BLOCK_TRANSPOSED, V_CONTIG,
+                         seed);
+    for (int v = 0; v < NVIEW_KINDS; v++, seed += 100)
+      if (v != V_BROADCAST)
+        check_gemm_views(dev, t, AG_TRANS, AG_NO_TRANS, m, n, k, V_BLOCK, V_TRANSPOSED, (view_kind)v, seed);
+    /* A larger product, so that blocked paths in the providers see the leading dimensions. */
+    check_gemm_views(dev, t, AG_NO_TRANS, AG_TRANS, 33, 17, 29, V_BLOCK_TRANSPOSED, V_BLOCK, V_BLOCK, seed);
+  }
+}
+END_TEST
+
+/* A batch of transposed matrices (a permuted stack: a batch stride and a flipped flag) times a
+   2-D block, into a stack with a stepped batch axis: the naive product per element. */
+START_TEST(batched_gemm_on_views_matches_the_naive_product) {
+  ag_device *dev = test_device(_i);
+  const size_t batch = 3, m = 4, n = 5, k = 6;
+  for (int d = 0; d < 4; d++) {
+    ag_dtype t = blas_dtypes[d];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    uint64_t seed = 160000u + 100u * (unsigned)d;
+    void *ha, *hb, *hc;
+    ag_array *sa = random_array(dev, t, 3, (const size_t[]){batch, k, m}, seed, &ha);
+    ag_array *pb = random_array(dev, t, 2, (const size_t[]){k + 1, n + 2}, seed + 1, &hb);
+    ag_array *sc = random_array(dev, t, 3, (const size_t[]){2 * batch, m, n}, seed + 2, &hc);
+    ag_array *va = NULL, *vb = NULL, *vc = NULL;
+    CHECK_OK(ag_array_permute(sa, (const int[]){0, 2, 1}, &va));
+    CHECK_OK(ag_array_view(pb, 2, (ag_index[]){ag_slice(1, AG_INDEX_NONE, 1), ag_slice(0, (int64_t)n, 1)}, &vb));
+    CHECK_OK(ag_array_view(sc, 1, (ag_index[]){ag_slice(1, AG_INDEX_NONE, 2)}, &vc));
+    void *a = test_array_read(va), *b = test_array_read(vb), *c = test_array_read(vc);
+    CHECK_OK(ag_gemm(NULL, AG_NO_TRANS, AG_NO_TRANS, 2.5, va, vb, -1.5, vc));
+    ref_c *want = test_alloc(batch * m * n * sizeof *want);
+    long double *scale = test_alloc(batch * m * n * sizeof *scale);
+    gemm_ref(t, AG_NO_TRANS, AG_NO_TRANS, m, n, k, batch, true, false, 2.5, a, b, -1.5, c, want, scale);
+    void *got = test_array_read(vc), *all = test_array_read(sc);
+    ref_check(t, got, want, scale, batch * m * n, sum_tol(t, k), "batched ag_gemm %s on views", ref_name(t));
+    size_t es = ref_size(t), frame = m * n * es;
+    for (size_t p = 0; p < batch; p++)
+      CHECK_BYTES((char *)all + 2 * p * frame, (char *)hc + 2 * p * frame, frame, "an even frame of C's stack");
+    check_unchanged(sa, ha, "A's stack after gemm");
+    check_unchanged(pb, hb, "B's parent after gemm");
+    TEST_FREE(a, b, c, ha, hb, hc, got, all, want, scale);
+    TEST_ARRAY_FREE(sa, pb, sc, va, vb, vc);
+  }
+}
+END_TEST
+
+/* gemv with A in every layout under every flag, and x and y as stepped and reversed vectors:
+   the naive product of the views' values; y's parent unchanged outside the view. */
+START_TEST(gemv_on_views_matches_the_naive_product) {
+  ag_device *dev = test_device(_i);
+  const size_t m = 5, n = 3;
+  for (int d = 0; d < 4; d++) {
+    ag_dtype t = blas_dtypes[d];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    for (int v = 0; v < NVIEW_KINDS; v++)
+      for (int tr = 0; tr < 3; tr++) {
+        uint64_t seed = 170000u + 1000u * (unsigned)d + 10u * (unsigned)v + (unsigned)tr;
+        ag_transpose ta = transposes[tr];
+        size_t xl = ta == AG_NO_TRANS ? n : m, yl = ta == AG_NO_TRANS ? m : n;
+        ag_array *pa, *px, *py;
+        void *ha, *hx, *hy, *a;
+        ag_array *va = view_of(dev, t, (view_kind)v, m, n, seed, &pa, &ha, &a);
+        /* x: every other element; y: reversed, both over parents twice as long. */
+        px = random_array(dev, t, 1, (const size_t[]){2 * xl}, seed + 1, &hx);
+        py = random_array(dev, t, 1, (const size_t[]){2 * yl}, seed + 2, &hy);
+        ag_array *vx = NULL, *vy = NULL;
+        CHECK_OK(ag_array_view(px, 1, (ag_index[]){ag_slice(1, AG_INDEX_NONE, 2)}, &vx));
+        CHECK_OK(ag_array_view(py, 1, (ag_index[]){ag_slice((int64_t)yl - 1, AG_INDEX_NONE, -1)}, &vy));
+        void *x = test_array_read(vx), *y = test_array_read(vy);
+        ref_check_ok(ag_gemv(NULL, ta, 2.5, va, vx, -1.5, vy), "ag_gemv %s %s, A %s", trans_name(ta), ref_name(t),
+                     view_name((view_kind)v));
+        ref_c want[5];
+        long double scale[5];
+        gemm_ref(t, ta, AG_NO_TRANS, yl, 1, xl, 1, false, false, 2.5, a, x, -1.5, y, want, scale);
+        void *got = test_array_read(vy), *all = test_array_read(py);
+        ref_check(t, got, want, scale, yl, sum_tol(t, xl), "ag_gemv %s %s, A %s", trans_name(ta), ref_name(t),
+                  view_name((view_kind)v));
+        size_t es = ref_size(t);
+        CHECK_BYTES((char *)all + yl * es, (char *)hy + yl * es, yl * es, "y's parent past the view");
+        check_unchanged(pa, ha, "A's parent after gemv");
+        check_unchanged(px, hx, "x's parent after gemv");
+        TEST_FREE(a, x, y, ha, hx, hy, got, all);
+        TEST_ARRAY_FREE(pa, px, py, va, vx, vy);
+      }
+  }
+}
+END_TEST
+
+/* axpy, scal, dot and nrm2 on stepped and reversed vectors (through contiguous stand-ins,
+   blas.h): the reference of the views' values; the parents unchanged outside the views. */
+START_TEST(level_1_routines_on_strided_views_match_the_reference) {
+  ag_device *dev = test_device(_i);
+  const size_t n = 9;
+  for (int d = 0; d < 4; d++) {
+    ag_dtype t = blas_dtypes[d];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    uint64_t seed = 180000u + 100u * (unsigned)d;
+    size_t es = ref_size(t);
+    void *hx, *hy;
+    ag_array *px = random_array(dev, t, 1, (const size_t[]){3 * n}, seed, &hx);
+    ag_array *py = random_array(dev, t, 1, (const size_t[]){n + 4}, seed + 1, &hy);
+    ag_array *vx = NULL, *vy = NULL;
+    CHECK_OK(ag_array_view(px, 1, (ag_index[]){ag_slice(2, AG_INDEX_NONE, 3)}, &vx));
+    CHECK_OK(ag_array_view(py, 1, (ag_index[]){ag_slice((int64_t)n - 1, AG_INDEX_NONE, -1)}, &vy));
+    void *x = test_array_read(vx), *y = test_array_read(vy);
+    ag_array *dot = test_array_new(dev, t, 1, (const size_t[]){1});
+    ag_array *nrm = test_array_new(dev, ag_array_dtype(dot) == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t, 1,
+                                   (const size_t[]){1});
+    CHECK_OK(ag_blas_dot(NULL, vx, vy, true, dot));
+    CHECK_OK(ag_blas_nrm2(NULL, vy, nrm));
+    ref_c dw = 0;
+    long double ds = 0, ns = 0;
+    for (size_t i = 0; i < n; i++) {
+      ref_c xi = ref_get(t, x, i), yi = ref_get(t, y, i);
+      dw += mul(conjl(xi), yi);
+      ds += cabsl(xi) * cabsl(yi);
+      ns += cabsl(yi) * cabsl(yi);
+    }
+    ref_c nw = sqrtl(ns);
+    long double nsc = sqrtl(ns);
+    void *gd = test_array_read(dot), *gn = test_array_read(nrm);
+    ref_check(t, gd, &dw, &ds, 1, sum_tol(t, n), "ag_blas_dot (conjugate) of a stepped and a reversed view");
+    ref_check(ag_array_dtype(nrm), gn, &nw, &nsc, 1, sum_tol(t, n), "ag_blas_nrm2 of a reversed view");
+    CHECK_OK(ag_axpy(NULL, -0.75, vx, vy));
+    CHECK_OK(ag_scal(NULL, 2.5, vx));
+    ref_c wy[9], wx[9];
+    long double sy[9], sx[9];
+    for (size_t i = 0; i < n; i++) {
+      ref_c xi = ref_get(t, x, i), yi = ref_get(t, y, i);
+      wy[i] = -0.75L * xi + yi;
+      sy[i] = 0.75L * cabsl(xi) + cabsl(yi);
+      wx[i] = 2.5L * xi;
+      sx[i] = cabsl(wx[i]);
+    }
+    void *gy = test_array_read(vy), *gx = test_array_read(vx), *ay = test_array_read(py), *ax = test_array_read(px);
+    ref_check(t, gy, wy, sy, n, (ref_tol){2 * precision_eps(t), 0}, "ag_axpy into a reversed view");
+    ref_check(t, gx, wx, sx, n, (ref_tol){precision_eps(t), 0}, "ag_scal of a stepped view");
+    CHECK_BYTES((char *)ay + n * es, (char *)hy + n * es, 4 * es, "axpy's y parent past the view");
+    for (size_t i = 0; i < 3 * n; i++)
+      if (i % 3 != 2)
+        CHECK_BYTES((char *)ax + i * es, (char *)hx + i * es, es, "scal's x parent between the view's elements");
+    /* A broadcast view cannot be written. */
+    ag_array *bc = NULL;
+    CHECK_OK(ag_array_broadcast_to(dot, 1, (const size_t[]){n}, &bc));
+    CHECK_REFUSED(ag_axpy(NULL, 1, vx, bc), AG_ERR_INVALID_ARGUMENT, "ag_axpy", "y", "broadcast");
+    CHECK_REFUSED(ag_scal(NULL, 1, bc), AG_ERR_INVALID_ARGUMENT, "ag_scal", "x", "broadcast");
+    TEST_FREE(x, y, hx, hy, gd, gn, gy, gx, ay, ax);
+    TEST_ARRAY_FREE(px, py, vx, vy, dot, nrm, bc);
+  }
+}
+END_TEST
+
+/* Views keep the checks: shapes that do not fit (a transposed view is (k, m), not (m, k)), a
+   broadcast C, and a complex transposed view under AG_CONJ_TRANS computes conj, not a flag. */
+START_TEST(gemm_on_views_refuses_what_does_not_fit) {
+  ag_device *dev = test_device(_i);
+  void *ha, *hc;
+  ag_array *pa = random_array(dev, AG_F32, 2, (const size_t[]){3, 4}, 190000, &ha);
+  ag_array *pc = random_array(dev, AG_F32, 2, (const size_t[]){3, 3}, 190001, &hc);
+  ag_array *at = NULL, *row = NULL, *cb = NULL;
+  CHECK_OK(ag_array_transpose(pa, &at)); /* (4, 3) */
+  CHECK_REFUSED(ag_gemm(NULL, AG_NO_TRANS, AG_NO_TRANS, 1, at, at, 0, pc), AG_ERR_MISMATCH, "ag_gemm", "inner");
+  CHECK_REFUSED(ag_gemv(NULL, AG_NO_TRANS, 1, at, at, 0, pc), AG_ERR_MISMATCH, "ag_gemv", "1-D");
+  CHECK_OK(ag_array_view(pc, 1, (ag_index[]){ag_slice(0, 1, 1)}, &row));
+  CHECK_OK(ag_array_broadcast_to(row, 2, (const size_t[]){3, 3}, &cb));
+  CHECK_REFUSED(ag_gemm(NULL, AG_NO_TRANS, AG_NO_TRANS, 1, pa, at, 0, cb), AG_ERR_INVALID_ARGUMENT, "ag_gemm", "c",
+                "broadcast");
+  check_unchanged(pc, hc, "C after refused gemms on views");
+  TEST_FREE(ha, hc);
+  TEST_ARRAY_FREE(pa, pc, at, row, cb);
+}
+END_TEST
+
 /* ---- gemv ------------------------------------------------------------------------------------------ */
 
 /* y = alpha op(A) x + beta y, A (m, n) row-major: x has n elements and y m, or the other way
@@ -967,6 +1273,13 @@ void suite_build(Suite *s, const char *backend) {
                   gemm_refuses_null_operands_and_unknown_transposes);
   add_device_test(s, "gemm and level-1 routines on views match the reference",
                   gemm_and_level_1_routines_on_views_match_the_reference);
+  add_device_test(s, "gemm on views of every layout matches the naive product",
+                  gemm_on_views_of_every_layout_matches_the_naive_product);
+  add_device_test(s, "batched gemm on views matches the naive product", batched_gemm_on_views_matches_the_naive_product);
+  add_device_test(s, "gemv on views matches the naive product", gemv_on_views_matches_the_naive_product);
+  add_device_test(s, "level-1 routines on strided views match the reference",
+                  level_1_routines_on_strided_views_match_the_reference);
+  add_device_test(s, "gemm on views refuses what does not fit", gemm_on_views_refuses_what_does_not_fit);
   add_device_test(s, "gemv matches the naive product for every transpose",
                   gemv_matches_the_naive_product_for_every_transpose);
   add_device_test(s, "axpy and scal match the reference", axpy_and_scal_match_the_reference);

@@ -765,6 +765,197 @@ START_TEST(transforms_of_views_equal_transforms_of_the_frame_copied_out) {
 }
 END_TEST
 
+/* ---- transforms of views of any layout -------------------------------------------------------- */
+
+/* The views these tests take (test_view_fn; no context). */
+typedef ag_array *(*view_maker)(const ag_array *parent, const void *ctx);
+
+static ag_array *every_other_column(const ag_array *p, const void *ctx) {
+  (void)ctx;
+  ag_array *v = NULL;
+  CHECK_OK(ag_array_view(p, 2, (ag_index[]){ag_all(), ag_slice(1, AG_INDEX_NONE, 2)}, &v));
+  return v;
+}
+static ag_array *transposed(const ag_array *p, const void *ctx) {
+  (void)ctx;
+  ag_array *v = NULL;
+  CHECK_OK(ag_array_transpose(p, &v));
+  return v;
+}
+static ag_array *rows_reversed(const ag_array *p, const void *ctx) {
+  (void)ctx;
+  ag_array *v = NULL;
+  CHECK_OK(ag_array_flip(p, 1, (const int[]){0}, &v));
+  return v;
+}
+
+/* A random array of dtype @p t and @p shape, and its view by @p make; *host the parent's
+   values, *dense the view's in C order (free() both). */
+static ag_array *random_view(ag_device *dev, ag_dtype t, const size_t *shape, uint64_t seed, view_maker make,
+                             ag_array **parent, void **host, void **dense) {
+  size_t n = shape[0] * shape[1];
+  *host = test_alloc(n * ref_size(t));
+  ref_random(t, *host, n, seed, -1, 1);
+  *parent = test_array_from(dev, t, 2, shape, *host);
+  ag_array *v = make(*parent, NULL);
+  *dense = test_array_read(v);
+  return v;
+}
+
+/* ag_fft and ag_ifft of a view (every other column of a 4 x 16 array over its last axis; the
+   transpose of a 5 x 6 one over both) into a view (every other column, the rows reversed),
+   and in place on the first: each against the naive DFT of the view's values, the output's
+   parent unchanged outside the view (fft.h: views stand in contiguous). Few shapes: clFFT
+   compiles kernels for each plan. */
+START_TEST(complex_transforms_of_views_match_the_naive_dft) {
+  ag_device *dev = test_device(_i);
+  const struct {
+    size_t xparent[2];
+    view_maker xview;
+    size_t oparent[2];
+    view_maker oview;
+    int rank;
+    bool in_place; /* also in place on the view */
+    const char *what;
+  } cases[] = {
+      {{4, 16}, every_other_column, {4, 16}, every_other_column, 1, true, "every other column into every other column"},
+      {{5, 6}, transposed, {6, 5}, rows_reversed, 2, false, "a transpose over both axes into rows reversed"},
+  };
+  for (int k = 0; k < 2; k++) {
+    ag_dtype t = complex_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+      for (int inverse = 0; inverse < 2; inverse++) {
+        fft_fn fn = inverse ? ag_ifft : ag_fft;
+        uint64_t seed = 200000u + 100u * (unsigned)c + 10u * (unsigned)k + (unsigned)inverse;
+        ag_array *px, *po;
+        void *hx, *ho, *x, *o;
+        ag_array *vx = random_view(dev, t, cases[c].xparent, seed, cases[c].xview, &px, &hx, &x);
+        ag_array *vo = random_view(dev, t, cases[c].oparent, seed + 1, cases[c].oview, &po, &ho, &o);
+        int nd = ag_array_ndim(vx), rank = cases[c].rank;
+        const size_t *shape = ag_array_shape(vx);
+        if (!lengths_run(nd, shape, rank))
+          goto next;
+        size_t n = count(nd, shape), per = fftref_points(nd, shape, rank);
+        ref_c *in = values(t, x, n), *want = test_alloc(n * sizeof *want);
+        fftref_dft(in, want, nd, shape, rank, inverse ? +1 : -1);
+        scale_all(want, n, norm_factor(AG_FFT_ORTHO, inverse, per));
+        ref_check_ok(fn(NULL, vx, rank, AG_FFT_ORTHO, vo), "%s of %s", inverse ? "ag_ifft" : "ag_fft",
+                     cases[c].what);
+        void *got = test_array_read(vo);
+        check_close(t, got, want, n / per, per, fft_tol(t, per), "%s of %s", inverse ? "ag_ifft" : "ag_fft",
+                    cases[c].what);
+        check_unchanged(px, hx, "x's parent after a transform of a view");
+        test_check_outside_view(po, ho, cases[c].oview, NULL, cases[c].what);
+        if (!cases[c].in_place)
+          goto done;
+        /* In place on the view: x = out. */
+        ref_check_ok(fn(NULL, vx, rank, AG_FFT_ORTHO, vx), "%s in place on %s", inverse ? "ag_ifft" : "ag_fft",
+                     cases[c].what);
+        void *gin = test_array_read(vx);
+        check_close(t, gin, want, n / per, per, fft_tol(t, per), "%s in place on %s", inverse ? "ag_ifft" : "ag_fft",
+                    cases[c].what);
+        test_check_outside_view(px, hx, cases[c].xview, NULL, "a transform in place on a view");
+        free(gin);
+      done:
+        TEST_FREE(got, in, want);
+      next:
+        TEST_FREE(hx, ho, x, o);
+        TEST_ARRAY_FREE(vx, vo, px, po);
+      }
+  }
+}
+END_TEST
+
+/* ag_rfft of every other column of a real 3 x 14 array into the rows reversed of a 3 x 4
+   complex one, and ag_irfft of a transposed complex 4 x 3 array into every other column of a
+   real 3 x 12 one: against numpy's rfftn and irfftn of the views' values (fftref); the
+   parents unchanged outside the views, the input of irfft unchanged. */
+START_TEST(real_transforms_of_views_match_the_naive_dft) {
+  ag_device *dev = test_device(_i);
+  const ag_dtype reals[2] = {AG_F32, AG_F64};
+  for (int k = 0; k < 2; k++) {
+    ag_dtype rt = reals[k], ct = complex_dtypes[k];
+    if (!test_dtype_runs(dev, rt))
+      continue;
+    uint64_t seed = 210000u + 100u * (unsigned)k;
+    ag_array *px, *po, *pc, *pr;
+    void *hx, *ho, *hc, *hr, *x, *o, *cx, *ro;
+    /* rfft: x (3, 7), out (3, 4). */
+    ag_array *vx = random_view(dev, rt, (const size_t[]){3, 14}, seed, every_other_column, &px, &hx, &x);
+    ag_array *vo = random_view(dev, ct, (const size_t[]){3, 4}, seed + 1, rows_reversed, &po, &ho, &o);
+    const size_t rshape[2] = {3, 7};
+    ref_c *in = values(rt, x, 21), *want = test_alloc(21 * sizeof *want);
+    fftref_rfft(in, want, 2, rshape, 1);
+    ref_check_ok(ag_rfft(NULL, vx, 1, AG_FFT_BACKWARD, vo), "ag_rfft of every other column");
+    void *got = test_array_read(vo);
+    check_close(ct, got, want, 3, 4, fft_tol(ct, 7), "ag_rfft of every other column into rows reversed");
+    check_unchanged(px, hx, "rfft's x parent");
+    free(got);
+    free(in);
+    /* irfft: x (3, 4) the transpose of (4, 3), out (3, 6) every other column of (3, 12). */
+    hc = test_alloc(12 * ref_size(ct));
+    ref_random(ct, hc, 12, seed + 2, -1, 1);
+    /* Bins 0 and n/2 of a transform of real values are real; numpy's irfft ignores their
+       imaginary parts, the providers need not: they are zero here (rows 0 and 3 of the
+       parent, columns 0 and 3 of its transpose). */
+    for (size_t j = 0; j < 3; j++) {
+      ref_put(ct, hc, j, creall(ref_get(ct, hc, j)));
+      ref_put(ct, hc, 9 + j, creall(ref_get(ct, hc, 9 + j)));
+    }
+    pc = test_array_from(dev, ct, 2, (const size_t[]){4, 3}, hc);
+    ag_array *vc = transposed(pc, NULL);
+    cx = test_array_read(vc);
+    ag_array *vr = random_view(dev, rt, (const size_t[]){3, 12}, seed + 3, every_other_column, &pr, &hr, &ro);
+    const size_t oshape[2] = {3, 6};
+    in = values(ct, cx, 12);
+    ref_c *rwant = test_alloc(18 * sizeof *rwant);
+    fftref_irfft(in, rwant, 2, oshape, 1);
+    scale_all(rwant, 18, 1.0L / 6);
+    ref_check_ok(ag_irfft(NULL, vc, 1, AG_FFT_BACKWARD, vr), "ag_irfft of a transposed view");
+    got = test_array_read(vr);
+    check_close(rt, got, rwant, 3, 6, fft_tol(rt, 6), "ag_irfft of a transposed view into every other column");
+    check_unchanged(pc, hc, "irfft's x parent");
+    test_check_outside_view(pr, hr, every_other_column, NULL, "ag_irfft into every other column");
+    TEST_FREE(hx, ho, hc, hr, x, o, cx, ro, in, want, rwant, got);
+    TEST_ARRAY_FREE(px, po, pc, pr, vx, vo, vc, vr);
+  }
+}
+END_TEST
+
+/* fftshift and ifftshift of a transposed view into every other column of another array, as
+   numpy rolls the view's values (exact); views keep the shape and broadcast checks. */
+START_TEST(shifts_and_refusals_on_views) {
+  ag_device *dev = test_device(_i);
+  ag_dtype t = AG_C64;
+  ag_array *px, *po;
+  void *hx, *ho, *x, *o;
+  ag_array *vx = random_view(dev, t, (const size_t[]){5, 4}, 220000, transposed, &px, &hx, &x); /* (4, 5) */
+  ag_array *vo = random_view(dev, t, (const size_t[]){4, 10}, 220001, every_other_column, &po, &ho, &o);
+  size_t es = ref_size(t);
+  void *want = test_alloc(20 * es);
+  for (int inverse = 0; inverse < 2; inverse++) {
+    shift_fn fn = inverse ? ag_ifftshift : ag_fftshift;
+    fftref_shift(x, want, es, 2, ag_array_shape(vx), 2, inverse);
+    ref_check_ok(fn(NULL, vx, 2, vo), "%s of a transposed view", inverse ? "ag_ifftshift" : "ag_fftshift");
+    void *got = test_array_read(vo);
+    CHECK_BYTES(got, want, 20 * es, inverse ? "ag_ifftshift of a transposed view" : "ag_fftshift of a transposed view");
+    free(got);
+  }
+  test_check_outside_view(po, ho, every_other_column, NULL, "fftshift into every other column");
+  /* A view of the wrong shape, and a broadcast out. */
+  ag_array *row = test_array_new(dev, t, 2, (const size_t[]){1, 4}), *bc = NULL;
+  CHECK_REFUSED(ag_fft(NULL, vx, 1, AG_FFT_BACKWARD, po), AG_ERR_MISMATCH, "ag_fft", "out");
+  CHECK_OK(ag_fill(NULL, row, 0));
+  CHECK_OK(ag_array_broadcast_to(row, 2, (const size_t[]){5, 4}, &bc));
+  CHECK_REFUSED(ag_fft(NULL, px, 1, AG_FFT_BACKWARD, bc), AG_ERR_INVALID_ARGUMENT, "ag_fft", "out", "broadcast");
+  CHECK_REFUSED(ag_fftshift(NULL, px, 1, bc), AG_ERR_INVALID_ARGUMENT, "ag_fftshift", "out", "broadcast");
+  TEST_FREE(hx, ho, x, o, want);
+  TEST_ARRAY_FREE(px, po, vx, vo, row, bc);
+}
+END_TEST
+
 /* ---- plans ---------------------------------------------------------------------------------------- */
 
 /* fft.h keeps plans per device, shape, dtype and kind. Transforms that share a shape but differ
@@ -1266,6 +1457,9 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "in-place transforms equal out-of-place ones", in_place_transforms_equal_out_of_place_ones);
   add_device_test(s, "transforms of views equal transforms of the frame copied out",
                   transforms_of_views_equal_transforms_of_the_frame_copied_out);
+  add_device_test(s, "complex transforms of views match the naive DFT", complex_transforms_of_views_match_the_naive_dft);
+  add_device_test(s, "real transforms of views match the naive DFT", real_transforms_of_views_match_the_naive_dft);
+  add_device_test(s, "shifts and refusals on views", shifts_and_refusals_on_views);
   add_device_test(s, "plans are cached per transform and trim frees them",
                   plans_are_cached_per_transform_and_trim_frees_them);
   add_device_test(s, "trim on another thread leaves running transforms right",

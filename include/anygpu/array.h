@@ -5,10 +5,12 @@
    C-contiguous. Views (ag_array_view, ag_array_permute, ag_array_broadcast_to, ...) share
    their parent's memory with other strides, negative and zero included, and no copy. Every
    function of this header and of ops.h takes views (copies, astype, fill, elementwise
-   operations, comparisons, where, reductions); the scientific layers, BLAS, FFT and user
-   kernels (ag_array_buffer) take contiguous arrays and refuse a strided view with
-   AG_ERR_UNSUPPORTED naming it (ag_copy it into a contiguous array first). docs/arrays.md
-   says how each operation meets a view.
+   operations, comparisons, where, reductions), and so do BLAS and FFT (blas.h, fft.h: a
+   view the platform library's layout describes is passed as it lies, any other is copied
+   through a contiguous temporary); the scientific layers, sparse products and user kernels
+   (ag_array_buffer) take contiguous arrays and refuse a strided view with AG_ERR_UNSUPPORTED
+   naming it (ag_copy it into a contiguous array first). docs/arrays.md says how each
+   operation meets a view.
 
    Threads: every function here may be called from any thread at once. An array has no lock
    and follows its buffer's rules (buffer.h): several threads may enqueue work on one array at

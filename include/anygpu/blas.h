@@ -2,6 +2,19 @@
    OpenCL GPUs, OpenBLAS on the host (and on CPU OpenCL devices, where it is faster). Matrices
    are C-ordered (row-major) arrays, as everywhere in anygpu.
 
+   Views: every operand may be a view (array.h). A matrix whose rows have unit stride (a row
+   slice, a block of columns of a bigger matrix) is passed to the library where it lies, with
+   its leading dimension; a matrix whose columns have unit stride (ag_array_transpose of a
+   matrix, or of a block) is passed as the matrix it transposes, with the transpose flag
+   flipped (AG_NO_TRANS <-> AG_TRANS). A batch axis may step by any stride >= 0. C (ag_gemv:
+   y) is written in place when its rows have unit stride. Any other view is copied into a
+   contiguous temporary first, and an output copied back after: negative strides, a broadcast
+   operand (stride 0), steps along both axes, a complex transposed view asked for as
+   AG_CONJ_TRANS (the conjugate alone is no BLAS flag), a transposed C, a block of a bigger
+   matrix as ag_gemv's A (its providers take no leading dimension), and every non-contiguous
+   vector of ag_gemv and the level-1 routines. An output that is a broadcast view is
+   AG_ERR_INVALID_ARGUMENT. docs/arrays.md has the table.
+
    Threads and ownership: as ops.h. Every function may be called from any thread at once, on
    its own queue or NULL; operands are borrowed for the call only and may be freed on return.
    ag_blas_provider's string is static for the life of the process. */
@@ -27,7 +40,8 @@ typedef enum ag_transpose {
     real (alpha + 0i for complex dtypes; see ag_gemm_complex). beta = 0 ignores C's contents
     (NaN in C does not propagate), as BLAS does.
     @return AG_ERR_MISMATCH for shapes that do not fit (naming the operands and sizes),
-            AG_ERR_UNSUPPORTED for other dtypes, AG_ERR_DEVICE with the provider's status
+            AG_ERR_UNSUPPORTED for other dtypes, AG_ERR_INVALID_ARGUMENT for a C that is a
+            broadcast view, AG_ERR_DEVICE with the provider's status
             ("CLBlastSgemm: CLBlastInvalidLeadDimA (-1013)") when the provider fails. */
 AG_API ag_status ag_gemm(ag_queue *q, ag_transpose ta, ag_transpose tb, double alpha, const ag_array *a,
                          const ag_array *b, double beta, ag_array *c);

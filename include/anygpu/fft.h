@@ -29,7 +29,11 @@ typedef enum ag_fft_norm {
    batch. N is the product of the transformed lengths. Every length is allowed, primes
    included (clFFT takes only lengths made of 2, 3, 5, 7, 11 and 13: others are
    AG_ERR_UNSUPPORTED saying so). Single precision: f32 and c64; double: f64 and c128.
-   out may be x for ag_fft and ag_ifft (in place). */
+   out may be x for ag_fft and ag_ifft (in place).
+   Views (array.h): a view x is copied into a contiguous temporary, which is transformed; a
+   view out receives the result through a contiguous temporary copied into it (a broadcast
+   view out is AG_ERR_INVALID_ARGUMENT). In place on a view (out the same view as x), one
+   temporary is transformed in place and copied back. Contiguous operands take no copy. */
 
 /** Complex to complex, forward (e^-2pi i jk/n) and inverse: x and out c64 or c128, one shape. */
 AG_API ag_status ag_fft(ag_queue *q, const ag_array *x, int ndim, ag_fft_norm norm, ag_array *out);
@@ -45,7 +49,7 @@ AG_API ag_status ag_irfft(ag_queue *q, const ag_array *x, int ndim, ag_fft_norm 
 
 /** Moves the zero frequency to the centre of the last @p ndim axes (numpy.fft.fftshift: a
     roll by n/2), and back (ifftshift: by -(n/2)). Any dtype; out has x's shape and dtype and
-    may not be x. */
+    may not share x's memory. x and out may be views, staged as the elementwise operations'. */
 AG_API ag_status ag_fftshift(ag_queue *q, const ag_array *x, int ndim, ag_array *out);
 AG_API ag_status ag_ifftshift(ag_queue *q, const ag_array *x, int ndim, ag_array *out);
 

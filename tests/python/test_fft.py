@@ -31,6 +31,20 @@ def test_complex_transforms(dev, dtype, norm, name, shape):
     assert_close(got, want, scale=10)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float64", "complex128"])
+def test_transforms_of_views(dev, dtype):
+    """Views (steps, transposes, reversed rows) go through contiguous copies (fft.h)."""
+    need_fp64(dev, dtype)
+    a = signal(dtype, (6, 10))
+    x = put(dev, a)
+    cdt = COMPLEX[dtype]
+    assert_close(anygpu.fft.fft(x[:, ::2]), numpy.fft.fft(a[:, ::2]).astype(cdt), scale=10)
+    assert_close(anygpu.fft.fft2(x.T), numpy.fft.fft2(a.T).astype(cdt), scale=10)
+    assert_close(anygpu.fft.ifft(x[::-1, 1::3]), numpy.fft.ifft(a[::-1, 1::3]).astype(cdt), scale=10)
+    if numpy.dtype(dtype).kind == "f":
+        assert_close(anygpu.fft.rfft(x.T), numpy.fft.rfft(a.T).astype(cdt), scale=10)
+
+
 @pytest.mark.parametrize("norm", NORMS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(4, 8), (3, 7)])

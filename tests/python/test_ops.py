@@ -291,6 +291,18 @@ def test_products(dev, dtype):
         x @ x
 
 
+@pytest.mark.parametrize("dtype", FLOAT)
+def test_products_of_views(dev, dtype):
+    """Transposes and blocks go to BLAS as they lie; reversed and stepped views through copies."""
+    need_fp64(dev, dtype)
+    a, b, c = sample(dtype, (4, 3)), sample(dtype, (6, 5), seed=1), sample(dtype, (8, 4), seed=2)
+    x, y, z = put(dev, a), put(dev, b), put(dev, c)
+    assert_close(x.T @ y[1:5, 2:4], a.T @ b[1:5, 2:4], scale=10)
+    assert_close(y[1:4, :4].T @ x.T, b[1:4, :4].T @ a.T, scale=10)
+    assert_close(z[::-2] @ x[:, ::-1], c[::-2] @ a[:, ::-1], scale=10)
+    assert_close(x.T @ z[::2, 1], a.T @ c[::2, 1], scale=10)
+
+
 def test_errors(dev):
     others = [d for d in anygpu.devices() if d != dev]
     x = put(dev, sample("float32"))
