@@ -1160,8 +1160,8 @@ START_TEST(bad_nn_input_is_refused_naming_the_argument) {
   ck_assert_ptr_null(s);
   CHECK_FAILS(ag_batch_stream_create(dev, NULL, AG_F32, SROW, y, AG_I32, 1, SN, 8, 0, &s), AG_ERR_INVALID_ARGUMENT, fc,
               "x");
-  CHECK_FAILS(ag_batch_stream_create(dev, x, (ag_dtype)9, SROW, y, AG_I32, 1, SN, 8, 0, &s), AG_ERR_INVALID_ARGUMENT,
-              fc, "x_dtype");
+  CHECK_FAILS(ag_batch_stream_create(dev, x, (ag_dtype)AG_DTYPE_COUNT, SROW, y, AG_I32, 1, SN, 8, 0, &s),
+              AG_ERR_INVALID_ARGUMENT, fc, "x_dtype");
   CHECK_FAILS(ag_batch_stream_create(dev, x, AG_F32, 0, y, AG_I32, 1, SN, 8, 0, &s), AG_ERR_INVALID_ARGUMENT, fc,
               "x_row");
   CHECK_FAILS(ag_batch_stream_create(dev, x, AG_F32, SROW, y, (ag_dtype)-2, 1, SN, 8, 0, &s), AG_ERR_INVALID_ARGUMENT,

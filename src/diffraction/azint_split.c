@@ -36,8 +36,8 @@ ag_status ag_integrate_split(const ag_device_set *set, const ag_poni *poni, cons
   AG__CHECK_NOT_NULL(fn, opt);
   AG__CHECK_NOT_NULL(fn, frames);
   AG__CHECK_NOT_NULL(fn, intensity);
-  if (!ag__dtype_valid(frames_dtype))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: frames_dtype %d is not an ag_dtype", fn, (int)frames_dtype);
+  if (!ag__dtype_valid(frames_dtype) || ag__dtype_is_complex(frames_dtype))
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: frames_dtype %d is not a real ag_dtype", fn, (int)frames_dtype);
   if (!ag__azint_frames_dtype(frames_dtype))
     return ag__error(AG_ERR_UNSUPPORTED, "%s: frames_dtype is %s; frames are u8, u16, u32, i32, f32 or f64", fn,
                      ag_dtype_name(frames_dtype));
