@@ -69,16 +69,8 @@ void ag__dtype_int_range(ag_dtype t, double *lo, double *hi) {
 
 size_t ag_dtype_size(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].size : 0; }
 
-/* The integer dtype of @p bits bits and that signedness. */
-static ag_dtype int_dtype(bool is_signed, size_t bits) {
-  if (bits <= 8)
-    return is_signed ? AG_I8 : AG_U8;
-  if (bits <= 16)
-    return is_signed ? AG_I16 : AG_U16;
-  if (bits <= 32)
-    return is_signed ? AG_I32 : AG_U32;
-  return is_signed ? AG_I64 : AG_U64;
-}
+/* The signed integer dtype of @p bits (16, 32 or 64) bits. */
+static ag_dtype signed_dtype(size_t bits) { return bits <= 16 ? AG_I16 : bits <= 32 ? AG_I32 : AG_I64; }
 
 /* The float precision, 32 or 64 bits, a dtype's values need: integers up to 16 bits fit f32. */
 static int float_bits(ag_dtype t) {
@@ -110,7 +102,7 @@ ag_status ag_result_type(ag_dtype a, ag_dtype b, ag_dtype *out) {
     }
     /* One signed, one unsigned: a signed type wider than the unsigned one holds both. */
     size_t nu = ua ? na : nb, ns = ua ? nb : na;
-    *out = ns > nu ? (ua ? b : a) : nu == 64 ? AG_F64 : int_dtype(true, 2 * nu);
+    *out = ns > nu ? (ua ? b : a) : nu == 64 ? AG_F64 : signed_dtype(2 * nu);
     return AG_OK;
   }
   bool cplx = ag__dtype_is_complex(a) || ag__dtype_is_complex(b);
