@@ -16,102 +16,6 @@
 /* The elementwise family's conversion to the same dtype, ag_astype_<t>_<t>, is its copy kernel. */
 AG__SHAPE_LAUNCHER(launch_copy, AG_SHAPE_UNARY)
 
-static const struct {
-  const char *name;
-  size_t size;
-} dtypes[AG_DTYPE_COUNT] = {
-    [AG_U8] = {"u8", 1},   [AG_U16] = {"u16", 2}, [AG_U32] = {"u32", 4}, [AG_I32] = {"i32", 4},
-    [AG_F32] = {"f32", 4}, [AG_F64] = {"f64", 8}, [AG_C64] = {"c64", 8}, [AG_C128] = {"c128", 16},
-    [AG_BOOL] = {"bool", 1}, [AG_I8] = {"i8", 1}, [AG_I16] = {"i16", 2}, [AG_I64] = {"i64", 8},
-    [AG_U64] = {"u64", 8},
-};
-
-bool ag__dtype_valid(ag_dtype t) { return (unsigned)t < AG_DTYPE_COUNT; }
-bool ag__dtype_is_complex(ag_dtype t) { return t == AG_C64 || t == AG_C128; }
-bool ag__dtype_is_float(ag_dtype t) { return t == AG_F32 || t == AG_F64; }
-bool ag__dtype_is_unsigned(ag_dtype t) { return t == AG_U8 || t == AG_U16 || t == AG_U32 || t == AG_U64; }
-bool ag__dtype_is_int(ag_dtype t) {
-  return ag__dtype_is_unsigned(t) || t == AG_I8 || t == AG_I16 || t == AG_I32 || t == AG_I64;
-}
-bool ag__dtype_is_f64(ag_dtype t) { return t == AG_F64 || t == AG_C128; }
-ag_dtype ag__dtype_real(ag_dtype t) { return t == AG_C64 ? AG_F32 : t == AG_C128 ? AG_F64 : t; }
-/* The 64-bit types' upper limits are not doubles: *hi is then the largest double below them
-   (2^63 - 1024, 2^64 - 2048), so that every double in [lo, hi] converts exactly. */
-void ag__dtype_int_range(ag_dtype t, double *lo, double *hi) {
-  switch (t) {
-  case AG_I8:
-    *lo = -128, *hi = 127;
-    return;
-  case AG_I16:
-    *lo = -32768, *hi = 32767;
-    return;
-  case AG_I32:
-    *lo = -2147483648.0, *hi = 2147483647.0;
-    return;
-  case AG_I64:
-    *lo = -9223372036854775808.0, *hi = 9223372036854774784.0;
-    return;
-  case AG_U8:
-  case AG_BOOL:
-    *lo = 0, *hi = t == AG_BOOL ? 1 : 255;
-    return;
-  case AG_U16:
-    *lo = 0, *hi = 65535;
-    return;
-  case AG_U32:
-    *lo = 0, *hi = 4294967295.0;
-    return;
-  default:
-    *lo = 0, *hi = 18446744073709549568.0;
-    return;
-  }
-}
-
-size_t ag_dtype_size(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].size : 0; }
-
-/* The signed integer dtype of @p bits (16, 32 or 64) bits. */
-static ag_dtype signed_dtype(size_t bits) { return bits <= 16 ? AG_I16 : bits <= 32 ? AG_I32 : AG_I64; }
-
-/* The float precision, 32 or 64 bits, a dtype's values need: integers up to 16 bits fit f32. */
-static int float_bits(ag_dtype t) {
-  if (ag__dtype_is_int(t) || t == AG_BOOL)
-    return dtypes[t].size <= 2 ? 32 : 64;
-  return ag__dtype_is_f64(t) ? 64 : 32;
-}
-
-ag_status ag_result_type(ag_dtype a, ag_dtype b, ag_dtype *out) {
-  static const char fn[] = "ag_result_type";
-  AG__CHECK_NOT_NULL(fn, out);
-  if (!ag__dtype_valid(a) || !ag__dtype_valid(b))
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s is %d, not an ag_dtype", fn, ag__dtype_valid(a) ? "b" : "a",
-                     ag__dtype_valid(a) ? (int)b : (int)a);
-  if (a == b || b == AG_BOOL) {
-    *out = a;
-    return AG_OK;
-  }
-  if (a == AG_BOOL) {
-    *out = b;
-    return AG_OK;
-  }
-  if (ag__dtype_is_int(a) && ag__dtype_is_int(b)) {
-    bool ua = ag__dtype_is_unsigned(a), ub = ag__dtype_is_unsigned(b);
-    size_t na = dtypes[a].size * 8, nb = dtypes[b].size * 8;
-    if (ua == ub) {
-      *out = na >= nb ? a : b;
-      return AG_OK;
-    }
-    /* One signed, one unsigned: a signed type wider than the unsigned one holds both. */
-    size_t nu = ua ? na : nb, ns = ua ? nb : na;
-    *out = ns > nu ? (ua ? b : a) : nu == 64 ? AG_F64 : signed_dtype(2 * nu);
-    return AG_OK;
-  }
-  bool cplx = ag__dtype_is_complex(a) || ag__dtype_is_complex(b);
-  bool wide = float_bits(a) == 64 || float_bits(b) == 64;
-  *out = cplx ? (wide ? AG_C128 : AG_C64) : (wide ? AG_F64 : AG_F32);
-  return AG_OK;
-}
-const char *ag_dtype_name(ag_dtype t) { return ag__dtype_valid(t) ? dtypes[t].name : "unknown"; }
-
 /* ---- checks shared by the operations ---- */
 
 ag_status ag__check_operand(const char *fn, const char *name, const ag_array *a) {
@@ -166,70 +70,6 @@ ag_status ag__check_same_shape(const char *fn, const char *na, const ag_array *a
   return ag__error(AG_ERR_MISMATCH, "%s: %s has shape %s but %s has shape %s", fn, na, sa, nb, sb);
 }
 
-ag_status ag__check_fp64(const char *fn, ag_device *dev, ag_dtype t) {
-  if (ag__dtype_is_f64(t) && !dev->info.fp64)
-    return ag__error(AG_ERR_UNSUPPORTED, "%s: %s needs double precision, which %s (%s) lacks", fn,
-                     ag_dtype_name(t), dev->info.spec, dev->info.name);
-  return AG_OK;
-}
-
-ag_status ag__scalar_to(const char *fn, const char *what, double re, double im, ag_dtype t, void *out) {
-  if (!ag__dtype_is_complex(t) && im != 0)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s has an imaginary part %g but the dtype %s is real", fn,
-                     what, im, ag_dtype_name(t));
-  if (ag__dtype_is_int(t)) {
-    double lo, hi;
-    ag__dtype_int_range(t, &lo, &hi);
-    if (!(re >= lo && re <= hi) || re != floor(re))
-      return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: %s = %g is not a value of %s (an integer in %.0f..%.0f)", fn,
-                       what, re, ag_dtype_name(t), lo, hi);
-  }
-  switch (t) {
-  case AG_BOOL:
-    /* Any nonzero value is true, as numpy's bool(x); NaN too. */
-    *(uint8_t *)out = re != 0;
-    break;
-  case AG_I8:
-    *(int8_t *)out = (int8_t)re;
-    break;
-  case AG_I16:
-    *(int16_t *)out = (int16_t)re;
-    break;
-  case AG_I64:
-    *(int64_t *)out = (int64_t)re;
-    break;
-  case AG_U64:
-    *(uint64_t *)out = (uint64_t)re;
-    break;
-  case AG_U8:
-    *(uint8_t *)out = (uint8_t)re;
-    break;
-  case AG_U16:
-    *(uint16_t *)out = (uint16_t)re;
-    break;
-  case AG_U32:
-    *(uint32_t *)out = (uint32_t)re;
-    break;
-  case AG_I32:
-    *(int32_t *)out = (int32_t)re;
-    break;
-  case AG_F32:
-    *(float *)out = (float)re;
-    break;
-  case AG_F64:
-    *(double *)out = re;
-    break;
-  case AG_C64:
-    ((float *)out)[0] = (float)re;
-    ((float *)out)[1] = (float)im;
-    break;
-  case AG_C128:
-    ((double *)out)[0] = re;
-    ((double *)out)[1] = im;
-    break;
-  }
-  return AG_OK;
-}
 
 /* ---- creation and views ---- */
 
@@ -254,9 +94,9 @@ static ag_status check_shape(const char *fn, ag_dtype t, int ndim, const size_t 
     else
       n *= shape[d];
   }
-  if (n > PTRDIFF_MAX / dtypes[t].size)
+  if (n > PTRDIFF_MAX / ag_dtype_size(t))
     return ag__error(AG_ERR_OUT_OF_RANGE, "%s: shape holds %zu elements of %s, which overflow the byte count", fn,
-                     n, dtypes[t].name);
+                     n, ag_dtype_name(t));
   *count = empty ? 0 : n;
   return AG_OK;
 }
@@ -314,7 +154,7 @@ ag_status ag_array_create(ag_device *dev, ag_dtype t, int ndim, const size_t *sh
       free(a);
       return ag__error(AG_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
     }
-    st = ag_buffer_alloc(dev, count * dtypes[t].size, &a->store->buf);
+    st = ag_buffer_alloc(dev, count * ag_dtype_size(t), &a->store->buf);
     if (st != AG_OK) {
       free(a->store);
       free(a);
@@ -362,7 +202,7 @@ ag_status ag_array_from_host(ag_device *dev, ag_dtype t, int ndim, const size_t 
       ag_array_free(a);
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: data is NULL", fn);
     }
-    st = ag_buffer_write(NULL, a->store->buf, 0, data, a->size * dtypes[t].size);
+    st = ag_buffer_write(NULL, a->store->buf, 0, data, a->size * ag_dtype_size(t));
     if (st != AG_OK) {
       ag_array_free(a);
       return ag__prefix(st, fn);
@@ -807,12 +647,12 @@ const size_t *ag_array_shape(const ag_array *a) { return a ? a->shape : NULL; }
 const ptrdiff_t *ag_array_strides(const ag_array *a) { return a ? a->strides : NULL; }
 bool ag_array_is_contiguous(const ag_array *a) { return a ? a->contiguous : false; }
 size_t ag_array_size(const ag_array *a) { return a ? a->size : 0; }
-size_t ag_array_nbytes(const ag_array *a) { return a ? a->size * dtypes[a->dtype].size : 0; }
+size_t ag_array_nbytes(const ag_array *a) { return a ? a->size * ag_dtype_size(a->dtype) : 0; }
 ag_device *ag_array_device(const ag_array *a) { return a ? a->dev : NULL; }
 
 ag_buffer *ag_array_buffer(const ag_array *a, size_t *offset) {
   if (offset != NULL)
-    *offset = a && a->store ? a->offset * dtypes[a->dtype].size : 0;
+    *offset = a && a->store ? a->offset * ag_dtype_size(a->dtype) : 0;
   return a && a->store ? a->store->buf : NULL;
 }
 
@@ -829,7 +669,7 @@ ag_status ag_array_to_host(const ag_array *a, void *data, size_t bytes) {
   AG__CHECK_NOT_NULL(fn, data);
   if (!a->contiguous)
     return ag__read_view(fn, a, data);
-  return ag__prefix(ag__buffer_read_after_last(a->store->buf, a->offset * dtypes[a->dtype].size, data, need), fn);
+  return ag__prefix(ag__buffer_read_after_last(a->store->buf, a->offset * ag_dtype_size(a->dtype), data, need), fn);
 }
 
 ag_status ag_array_copy_to(const ag_array *a, ag_device *dev, ag_array **out) {
@@ -892,7 +732,7 @@ ag_status ag_copy(ag_queue *q, const ag_array *x, ag_array *out) {
     ag_array_free(tmp);
     return st;
   }
-  size_t es = dtypes[x->dtype].size;
+  size_t es = ag_dtype_size(x->dtype);
   if (x->store == out->store) {
     size_t xo = x->offset, oo = out->offset, n = x->size;
     if (xo < oo + n && oo < xo + n)
@@ -927,7 +767,7 @@ static ag_status fill(const char *fn, ag_queue *q, ag_array *a, double re, doubl
     ag_array_free(tmp);
     return st;
   }
-  size_t es = dtypes[a->dtype].size;
+  size_t es = ag_dtype_size(a->dtype);
   return ag__prefix(ag_buffer_fill(q, a->store->buf, a->offset * es, pattern, es, a->size * es), fn);
 }
 
