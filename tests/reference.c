@@ -1102,6 +1102,14 @@ ag_array *test_array_1d(ag_device *dev, ag_dtype t, size_t n, const void *data) 
   return test_array_from(dev, t, 1, &n, data);
 }
 
+ag_array *test_array_shaped(ag_device *dev, ag_dtype t, size_t n, const void *data) {
+  if (n == 1023) {
+    const size_t shape[3] = {3, 11, 31};
+    return data ? test_array_from(dev, t, 3, shape, data) : test_array_new(dev, t, 3, shape);
+  }
+  return data ? test_array_1d(dev, t, n, data) : test_array_new(dev, t, 1, &n);
+}
+
 void *test_array_read(const ag_array *a) {
   size_t bytes = ag_array_nbytes(a);
   void *p = test_alloc(bytes);

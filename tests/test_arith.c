@@ -11,19 +11,6 @@
 static const ag_dtype all_dtypes[AG_DTYPE_COUNT] = {AG_U8,  AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
                                                      AG_C128, AG_BOOL, AG_I8, AG_I16, AG_I64, AG_U64};
 
-typedef ag_status (*binary_fn)(ag_queue *, const ag_array *, const ag_array *, ag_array *);
-typedef ag_status (*scalar_fn)(ag_queue *, const ag_array *, double, ag_array *);
-typedef ag_status (*scalar_r_fn)(ag_queue *, double, const ag_array *, ag_array *);
-
-typedef struct binary_entry {
-  ag_binary_op op;
-  const char *name;
-  binary_fn fn;
-  const char *scalar_name;
-  scalar_fn scalar;
-  const char *scalar_r_name;
-  scalar_r_fn scalar_r;
-} binary_entry;
 
 static const binary_entry binaries[] = {
     {AG_OP_FLOOR_DIVIDE, "ag_floor_divide", ag_floor_divide, "ag_floor_divide_scalar", ag_floor_divide_scalar,
@@ -103,21 +90,13 @@ static void inputs(ag_binary_op op, ag_dtype t, size_t n, uint64_t seed, void *a
   }
 }
 
-/* A 1-D array, or for 1023 elements a 3-D one (3 x 11 x 31). */
-static ag_array *shaped(ag_device *dev, ag_dtype t, size_t n, const void *data) {
-  if (n == 1023) {
-    const size_t shape[3] = {3, 11, 31};
-    return data ? test_array_from(dev, t, 3, shape, data) : test_array_new(dev, t, 3, shape);
-  }
-  return data ? test_array_1d(dev, t, n, data) : test_array_new(dev, t, 1, &n);
-}
-
 static void check_binary(ag_device *dev, const binary_entry *e, ag_dtype t, size_t n, uint64_t seed) {
   if (!test_dtype_runs(dev, t))
     return;
   void *a = test_alloc(n * ref_size(t)), *b = test_alloc(n * ref_size(t));
   inputs(e->op, t, n, seed, a, b);
-  ag_array *aa = shaped(dev, t, n, a), *ab = shaped(dev, t, n, b), *out = shaped(dev, t, n, NULL);
+  ag_array *aa = test_array_shaped(dev, t, n, a), *ab = test_array_shaped(dev, t, n, b);
+  ag_array *out = test_array_shaped(dev, t, n, NULL);
   ref_check_ok(e->fn(NULL, aa, ab, out), "%s on %zu %s elements", e->name, n, ref_name(t));
   void *got = test_array_read(out);
   ref_c *want = test_alloc(n * sizeof *want);
@@ -354,7 +333,7 @@ START_TEST(bitwise_invert_flips_every_bit_and_negates_bool) {
       continue;
     void *x = test_alloc(n * ref_size(t)), *unused = test_alloc(n * ref_size(t));
     inputs(AG_OP_BITWISE_AND, t, n, 7000u + (unsigned)k, x, unused);
-    ag_array *ax = shaped(dev, t, n, x), *out = shaped(dev, t, n, NULL);
+    ag_array *ax = test_array_shaped(dev, t, n, x), *out = test_array_shaped(dev, t, n, NULL);
     ref_c *want = test_alloc(n * sizeof *want);
     ref_unary(AG_OP_BITWISE_INVERT, t, x, n, want);
     for (int how = 0; how < 2; how++) {
@@ -465,7 +444,8 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "special cases give numpy's answers", special_cases_give_numpy_s_answers);
   add_device_test(s, "operands broadcast as numpy's", operands_broadcast_as_numpy_s);
   add_device_test(s, "scalar forms match the reference", scalar_forms_match_the_reference);
-  add_device_test(s, "bitwise invert flips every bit and negates bool", bitwise_invert_flips_every_bit_and_negates_bool);
+  add_device_test(s, "bitwise invert flips every bit and negates bool",
+                  bitwise_invert_flips_every_bit_and_negates_bool);
   add_device_test(s, "mixed dtypes promote as the other operations", mixed_dtypes_promote_as_the_other_operations);
   add_device_test(s, "dtypes without a meaning are refused by name", dtypes_without_a_meaning_are_refused_by_name);
 }
