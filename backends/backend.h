@@ -101,11 +101,12 @@ typedef struct ag__gemm {
   size_t a_stride, b_stride, c_stride;
 } ag__gemm;
 
-/* y = alpha op(A) x + beta y, A row-major m x n (lda n), x and y contiguous. */
+/* y = alpha op(A) x + beta y, A row-major m x n with rows lda >= n elements apart, x and y
+   contiguous. */
 typedef struct ag__gemv {
   ag_dtype dtype;
   ag_transpose ta;
-  size_t m, n;
+  size_t m, n, lda;
   unsigned char alpha[16], beta[16];
   ag__bmem *a, *x, *y;
   size_t a_off, x_off, y_off;

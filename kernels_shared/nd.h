@@ -90,9 +90,9 @@
   }
 
 /* The same walk cut into tiles of AG_TILE x AG_TILE elements of its last two axes (ndim 2 or
-   more), for copies whose operands step along different axes (a transpose): item ITEM runs one
-   tile, row by row, so that the lines of both operands it touches stay in the cache while it
-   does. Items count the tiles of each position of the axes before the last two, those last.
+   more), for operands that step along different axes (a copy into a transpose, a + b.T): item
+   ITEM runs one tile, row by row, with i0, i1 and i2 as AG_ND_RUN's, so that the lines of every
+   operand it touches stay in the cache while it does. Items count the tiles of each position of the axes before the last two, those last.
    16: a 4096 x 4096 float32 transpose on the host ran at 8.6 GB/s, against 6.6 with 32 and 6.1
    with 64. */
 #define AG_TILE 16
@@ -106,16 +106,18 @@
     t_ /= tc_n_;                                                                                   \
     const ag_u64 tr_ = t_ % tr_n_;                                                                 \
     t_ /= tr_n_;                                                                                   \
-    ag_i64 b0_ = 0, b1_ = 0;                                                                       \
+    ag_i64 b0_ = 0, b1_ = 0, b2_ = 0;                                                              \
     for (int d_ = l_ - 2; d_ >= 0; d_--) {                                                         \
       const ag_u64 q_ = t_ / AG_ND_SHAPE(ND, d_);                                                  \
       const ag_u64 at_ = t_ - q_ * AG_ND_SHAPE(ND, d_);                                            \
       t_ = q_;                                                                                     \
       b0_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 0, d_);                                                \
       b1_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 1, d_);                                                \
+      b2_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 2, d_);                                                \
     }                                                                                              \
     const ag_i64 r0_ = AG_ND_STRIDE(ND, 0, l_ - 1), c0_ = AG_ND_STRIDE(ND, 0, l_);                 \
     const ag_i64 r1_ = AG_ND_STRIDE(ND, 1, l_ - 1), c1_ = AG_ND_STRIDE(ND, 1, l_);                 \
+    const ag_i64 r2_ = AG_ND_STRIDE(ND, 2, l_ - 1), c2_ = AG_ND_STRIDE(ND, 2, l_);                 \
     const ag_u64 rlo_ = tr_ * AG_TILE, clo_ = tc_ * AG_TILE;                                       \
     const ag_u64 rhi_ = rows_ - rlo_ < AG_TILE ? rows_ : rlo_ + AG_TILE;                           \
     const ag_u64 chi_ = cols_ - clo_ < AG_TILE ? cols_ : clo_ + AG_TILE;                           \
@@ -123,6 +125,8 @@
       for (ag_u64 c_ = clo_; c_ < chi_; c_++) {                                                    \
         const ag_i64 i0 = b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_;                               \
         const ag_i64 i1 = b1_ + (ag_i64)r_ * r1_ + (ag_i64)c_ * c1_;                               \
+        const ag_i64 i2 = b2_ + (ag_i64)r_ * r2_ + (ag_i64)c_ * c2_;                               \
+        (void)i2;                                                                                  \
         __VA_ARGS__;                                                                               \
       }                                                                                            \
     }                                                                                              \

@@ -1,4 +1,4 @@
-/* kernels_shared/reduce.h - the reduce family: sum, dot, min, max, argmin, argmax and nrm2,
+/* kernels_shared/reduce.h - the reduce family: sum, prod, dot, min, max, argmin, argmax and nrm2,
    over everything or along one axis. For one dtype variant (AG_TC, see variant.h): each
    reduction an accumulator state with init, accumulate, merge and final functions (the math,
    once for every dialect), then its kernels ag_<op>_<in>_<out>_{cols,rows,merge}.
@@ -212,6 +212,51 @@ AG_INLINE ag_f64 AG_RN(final_f64, sum)(AG_RS(sum) a) { return (ag_f64)(AG_AS)a.s
 AG_INLINE AG_T AG_RN(final_same, sum)(AG_RS(sum) a) { return a.re.s - a.re.c; }
 #else
 AG_INLINE AG_T AG_RN(final_same, sum)(AG_RS(sum) a) { return AG_MAKE(a.re.s - a.re.c, a.im.s - a.im.c); }
+#endif
+
+/* ---- prod: integers in 64 bits, wrapping (numpy's int64 and uint64 products); float and
+   complex in the dtype, a running product per work-item (numpy multiplies in order too), the
+   work-items' products multiplied together ---- */
+typedef struct AG_RS(prod) {
+  AG_A p;
+} AG_RS(prod);
+AG_INLINE AG_A AG_RN(mul, prod)(AG_A a, AG_A b) {
+#if AG_CPLX
+  return AG_CAT2(ag_cmul, AG_RSFX)(a, b);
+#else
+  return a * b;
+#endif
+}
+AG_INLINE AG_RS(prod) AG_RN(init, prod)(void) {
+  AG_RS(prod) r;
+#if AG_CPLX
+  r.p = AG_MAKE((AG_R)1, (AG_R)0);
+#else
+  r.p = 1;
+#endif
+  return r;
+}
+AG_INLINE AG_RS(prod) AG_RN(acc1, prod)(AG_RS(prod) a, AG_A v, ag_u64 k) {
+  (void)k;
+  a.p = AG_RN(mul, prod)(a.p, v);
+  return a;
+}
+AG_INLINE AG_RS(prod) AG_RN(merge, prod)(AG_RS(prod) a, AG_RS(prod) b) {
+  a.p = AG_RN(mul, prod)(a.p, b.p);
+  return a;
+}
+AG_INLINE AG_RS(prod) AG_RN(accb_prod, plain)(AG_RS(prod) a, AG_GLOBAL const AG_T *x, AG_GLOBAL const AG_T *y,
+                                              ag_u64 k, ag_u64 inner) {
+  for (int i = 0; i < AG_RBLOCK; i++)
+    a.p = AG_RN(mul, prod)(a.p, AG_RN(load, plain)(x, y, (k + (ag_u64)i) * inner));
+  return a;
+}
+#if AG_UINT
+AG_INLINE ag_u64 AG_RN(final_u64, prod)(AG_RS(prod) a) { return a.p; }
+#elif AG_SINT
+AG_INLINE ag_i64 AG_RN(final_i64, prod)(AG_RS(prod) a) { return (ag_i64)a.p; }
+#else
+AG_INLINE AG_T AG_RN(final_same, prod)(AG_RS(prod) a) { return a.p; }
 #endif
 
 #if AG_REAL
@@ -523,6 +568,13 @@ AG_RED(ag_sum, sum, sum, plain, i32, i32, ag_i32)
 AG_RED(ag_dot, sum, sum, dot, i32, i32, ag_i32)
 AG_RED(ag_sum, sum, sum, plain, i64, i64, ag_i64)
 AG_RED(ag_dot, sum, sum, dot, i64, i64, ag_i64)
+#endif
+#if AG_UINT
+AG_RED(ag_prod, prod, prod, plain, u64, u64, ag_u64)
+#elif AG_SINT
+AG_RED(ag_prod, prod, prod, plain, i64, i64, ag_i64)
+#else
+AG_RED(ag_prod, prod, prod, plain, same, AG_DT, AG_T)
 #endif
 #if AG_INT
 AG_RED(ag_sum, sum, sum, plain, f32, f32, ag_f32)

@@ -60,7 +60,7 @@
   }
 
 /* And each element of a strided walk (kernels_shared/nd.h), for a kernel whose list has
-   AG_ND_PARAMS (kernels_shared/nd.h): the body reads i0 .. i3, its operands' offsets. */
+   AG_ND_PARAMS (kernels_shared/nd.h): the body reads i0 .. i2, its operands' offsets. */
 #define AG_EACH_ND(...)                                                                            \
   AG_ND_GATHER(nd_)                                                                                \
   for (ag_u64 base_ = AG_GLOBAL_ID * chunk; base_ < n; base_ += AG_GLOBAL_SIZE * chunk) {          \

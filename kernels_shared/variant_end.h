@@ -18,3 +18,8 @@
 #undef AG_REAL
 #undef AG_E
 #undef AG_KN
+#undef AG_CF /* kernels_shared/element.h */
+#undef AG_RF
+#undef AG_BINARY_OPS
+#undef AG_BINARY_POW_
+#undef AG_BINARY_EXTREMES_

@@ -300,16 +300,15 @@ ag_status ag_gemv(ag_queue *q, ag_transpose ta, double alpha, const ag_array *a,
     return st;
   if (xn == 0)
     return ag__prefix(beta == 0 ? ag_fill(q, y, 0) : ag_mul_scalar(q, y, beta, y), fn);
-  /* The provider's gemv reads A with leading dimension n: A is read in place when it is
-     contiguous or the transpose of a contiguous matrix (flags flipped, as gemm's), x and y
-     when contiguous; other operands stand in contiguous. */
+  /* A is read in place where gemm's would be: rows of unit stride a leading dimension apart,
+     or the transpose of such a matrix (flags flipped); x and y when contiguous; other operands
+     stand in contiguous. */
   if ((st = ag__check_writable(fn, "y", y)) != AG_OK)
     return st;
   bool flipped = false;
   size_t ld, batch_stride;
   bool complex = ag__dtype_is_complex(a->dtype);
-  bool a_here = in_place(a, !(complex && ta == AG_CONJ_TRANS), &flipped, &ld, &batch_stride) &&
-                ld == (flipped ? m : n);
+  bool a_here = in_place(a, !(complex && ta == AG_CONJ_TRANS), &flipped, &ld, &batch_stride);
   const ag_array *ua, *ux, *uy;
   ag_array *ta_tmp = NULL, *tx_tmp = NULL, *ty_tmp = NULL;
   st = stand_in(fn, q, a, !a_here, true, &ua, &ta_tmp);
@@ -321,6 +320,7 @@ ag_status ag_gemv(ag_queue *q, ag_transpose ta, double alpha, const ag_array *a,
   st = stand_in(fn, q, y, !y->contiguous, beta != 0, &uy, &ty_tmp);
   if (st != AG_OK)
     goto done;
+  g.lda = a_here ? ld : n;
   if (a_here && flipped) {
     g.ta = flip(ta);
     g.m = n;

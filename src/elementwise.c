@@ -6,6 +6,7 @@
 
 #include "array.h"
 #include "launch.h"
+#include "strided.h"
 #define AG_SHAPES_ONLY
 #include "../kernels_shared/elementwise.h"
 #undef AG_SHAPES_ONLY
@@ -369,6 +370,17 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
   ag_array *va, *vb;
   if ((st = broadcast_operands(fn, &a, &b, out, &form, &va, &vb)) != AG_OK)
     return st;
+  /* Views (broadcast ones too) are read and written in place where the op has a strided
+     kernel; otherwise, or when out overlaps an operand, staged through stand-ins. */
+  if (!a->contiguous || !b->contiguous || !out->contiguous) {
+    bool done;
+    st = ag__binary_strided(fn, q, op, a, b, out, &done);
+    if (st != AG_OK || done) {
+      ag_array_free(va);
+      ag_array_free(vb);
+      return st;
+    }
+  }
   ag__launch l = ew(fn, q, a, binary_ops[op].kernel[form], out->size);
   if (form == SAME)
     st = AG__LAUNCH(launch_binary, &l, .a = a, .b = b, .out = out);

@@ -177,10 +177,10 @@ static ag_status check_args(const ag__launch *l, const ag__kernel_info *info, si
 /* Kernels index their arrays as C-contiguous. A view argument is handed over as a contiguous
    stand-in (src/layout.c), copied in, and copied back after the launch when the kernel may
    write it (its parameter is not const). The elementwise family writes its outs whole without
-   reading them, so their stand-ins are not copied in; the layout family's kernels take views
-   as they are. */
+   reading them, so their stand-ins are not copied in; the layout and strided families'
+   kernels take views as they are. */
 static bool has_view(const ag__kernel_info *info, size_t nargs, const ag__op_arg *args) {
-  if (info->family == AG__FAMILY_layout)
+  if (info->family == AG__FAMILY_layout || info->family == AG__FAMILY_strided)
     return false;
   for (size_t i = 0; i < nargs; i++)
     if (args[i].kind == AG__PARAM_ARRAY && !args[i].array->contiguous)

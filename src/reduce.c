@@ -1,5 +1,5 @@
-/* src/reduce.c - reductions over all elements or along one axis: sum, mean, min, max, argmin,
-   argmax, dot and nrm2. Checks, then one or two launches of the "reduce" family's kernels
+/* src/reduce.c - reductions over all elements or along one axis: sum, prod, mean, min, max,
+   argmin, argmax, dot and nrm2. Checks, then one or two launches of the "reduce" family's kernels
    ag_<op>_<in>_<out>_{cols,rows,merge} (kernels_shared/reduce.h). */
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@ AG__SHAPE_LAUNCHER(launch_merge, AG_SHAPE_REDUCE_MERGE)
 
 enum { STATE_BYTES = 32 }; /* the most a reduction state takes (kernels_shared/reduce.h) */
 
-typedef enum red_op { R_SUM, R_MEAN, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_NRM2 } red_op;
+typedef enum red_op { R_SUM, R_MEAN, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_NRM2, R_PROD } red_op;
 
 /* The kernels of one operation writing one dtype (ag_<op>_<in>_<out>_{cols,rows,merge}), each
    to be offset by the input's dtype. */
@@ -49,6 +49,10 @@ static const struct {
     [R_ARGMAX] = {"ag_argmax", {[AG_U32] = RK(ARGMAX, U32), [AG_I64] = RK(ARGMAX, I64)}, "argmax"},
     [R_DOT] = {"ag_dot", SUMS(DOT), "dot"},
     [R_NRM2] = {"ag_nrm2", {[AG_F32] = RK(NRM2, F32), [AG_F64] = RK(NRM2, F64)}, "nrm2"},
+    [R_PROD] = {"ag_prod",
+                {[AG_U64] = RK(PROD, U64), [AG_I64] = RK(PROD, I64), [AG_F32] = RK(PROD, F32),
+                 [AG_F64] = RK(PROD, F64), [AG_C64] = RK(PROD, C64), [AG_C128] = RK(PROD, C128)},
+                "product"},
 };
 
 /* The output dtypes an operation allows for input dtype @p t, and the one its kernel writes
@@ -64,6 +68,9 @@ static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_o
   case R_DOT:
     *allowed = is_int ? (is_unsigned ? "u64, u32, f32 or f64" : "i64, i32, f32 or f64") : "x's dtype";
     return is_int ? out == int32_out || out == int64_out || out == AG_F32 || out == AG_F64 : out == t;
+  case R_PROD:
+    *allowed = is_int ? (is_unsigned ? "u64" : "i64") : "x's dtype";
+    return is_int ? out == int64_out : out == t;
   case R_MEAN:
     *allowed = is_int ? "f32 or f64" : "x's dtype";
     return is_int ? out == AG_F32 || out == AG_F64 : out == t;
@@ -82,6 +89,9 @@ static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_o
   }
   return false;
 }
+
+/* The result of a sum, product or mean over no elements. */
+static double empty_value(red_op op) { return op == R_MEAN ? NAN : op == R_PROD ? 1 : 0; }
 
 /* How the reduction is cut (see kernels_shared/reduce.h): rows or cols, into how many
    parts per output, over which range. */
@@ -211,11 +221,12 @@ static ag_status reduce_contiguous(red_op op, ag_queue *q, const ag_array *x, co
   if (out->size == 0)
     return AG_OK;
   if (len == 0) {
-    /* An empty axis: sums are 0 and means NaN, as in numpy; extremes do not exist. */
+    /* An empty axis: sums are 0, products 1 and means NaN, as in numpy; extremes do not
+       exist. */
     if (op == R_MIN || op == R_MAX || op == R_ARGMIN || op == R_ARGMAX)
       return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x has no elements along the axis, so there is no %s", fn,
                        red_ops[op].what);
-    return ag__prefix(ag_fill(q, out, op == R_MEAN ? NAN : 0), fn);
+    return ag__prefix(ag_fill(q, out, empty_value(op)), fn);
   }
 
   ag_device *dev = x->dev;
@@ -303,6 +314,7 @@ ag_status ag_dot(ag_queue *q, const ag_array *x, const ag_array *y, int axis, ag
   return reduce(R_DOT, q, x, y, axis, out);
 }
 ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_NRM2, q, x, NULL, axis, out); }
+ag_status ag_prod(ag_queue *q, const ag_array *x, int axis, ag_array *out) { return reduce(R_PROD, q, x, NULL, axis, out); }
 
 /* ---- over a set of axes ---- */
 
@@ -312,8 +324,9 @@ ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out) { ret
    so x is read by one single-axis reduction over its last reduced run, and the few results
    left by one more per run before it. */
 static ag_status reduce_axes(red_op op, ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
-  const char *fn = op == R_SUM ? "ag_sum_axes" : op == R_MEAN ? "ag_mean_axes" : op == R_MIN ? "ag_min_axes"
-                                                                                              : "ag_max_axes";
+  static const char *const names[] = {[R_SUM] = "ag_sum_axes", [R_MEAN] = "ag_mean_axes", [R_MIN] = "ag_min_axes",
+                                      [R_MAX] = "ag_max_axes", [R_PROD] = "ag_prod_axes"};
+  const char *fn = names[op];
   ag_status st;
   if ((st = ag__check_operand(fn, "x", x)) != AG_OK || (st = ag__check_operand(fn, "out", out)) != AG_OK ||
       (st = ag__check_same_device(fn, "x", x, "out", out)) != AG_OK)
@@ -381,12 +394,13 @@ static ag_status reduce_axes(red_op op, ag_queue *q, const ag_array *x, int naxe
   if (st != AG_OK)
     goto done;
   if (count == 0 || x->size == 0) {
-    /* An empty reduction: sums are 0 and means NaN, as in numpy; extremes do not exist. */
+    /* An empty reduction: sums are 0, products 1 and means NaN, as in numpy; extremes do
+       not exist. */
     if (op == R_MIN || op == R_MAX)
       st = ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x has no elements along the axes, so there is no %s", fn,
                      red_ops[op].what);
     else
-      st = ag_fill(q, out, op == R_MEAN ? NAN : 0);
+      st = ag_fill(q, out, empty_value(op));
     goto done;
   }
   if (nd == 0) {
@@ -466,4 +480,7 @@ ag_status ag_min_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes
 }
 ag_status ag_max_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
   return reduce_axes(R_MAX, q, x, naxes, axes, out);
+}
+ag_status ag_prod_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out) {
+  return reduce_axes(R_PROD, q, x, naxes, axes, out);
 }

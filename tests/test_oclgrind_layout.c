@@ -1,8 +1,9 @@
 /* tests/test_oclgrind_layout.c - the layout family (kernels_shared/layout.h: ag_copy_nd_<bytes>)
-   inside Oclgrind's simulator, through tests/oclgrind-run.py, for races and accesses outside
-   the buffers: copies between layouts of every element size, in both directions, with views
-   whose strides are negative, zero and larger than a row, into arrays that end where the
-   copy does. The bytes are compared with a gather on the host. */
+   and the strided family's walk (kernels_shared/strided.h) inside Oclgrind's simulator,
+   through tests/oclgrind-run.py, for races and accesses outside the buffers: copies between
+   layouts of every element size, in both directions, with views whose strides are negative,
+   zero and larger than a row, into arrays that end where the copy does, and an addition of
+   broadcast operands. The bytes are compared with a gather on the host. */
 #include <stdlib.h>
 
 #include "oclgrind.h"
@@ -54,9 +55,9 @@ START_TEST(copies_between_layouts_stay_inside_their_arrays) {
 }
 END_TEST
 
-/* A broadcast operand (stride 0) staged for an elementwise kernel: the copy reads one row
-   many times. */
-START_TEST(a_broadcast_operand_is_staged_for_an_elementwise_kernel) {
+/* Broadcast operands (stride 0) read in place by the strided family's walk: one row and one
+   column read many times. */
+START_TEST(broadcast_operands_are_read_in_place) {
   ag_device *dev = oclgrind_device(_i);
   float row[7] = {1, 2, 3, 4, 5, 6, 7}, col[3] = {10, 20, 30};
   ag_array *r = test_array_from(dev, AG_F32, 1, (const size_t[]){7}, row);
@@ -78,6 +79,5 @@ void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
   add_device_test(s, "copies between layouts stay inside their arrays", copies_between_layouts_stay_inside_their_arrays);
-  add_device_test(s, "a broadcast operand is staged for an elementwise kernel",
-                  a_broadcast_operand_is_staged_for_an_elementwise_kernel);
+  add_device_test(s, "broadcast operands are read in place", broadcast_operands_are_read_in_place);
 }

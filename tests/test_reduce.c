@@ -754,6 +754,85 @@ START_TEST(the_reduction_references_agree_with_analytic_values) {
 }
 END_TEST
 
+/* ops.h's ag_prod and ag_prod_axes: every numeric dtype, over everything, along each axis and
+   with keepdims, against products on the host (integers in 64 bits, wrapping: the factors of
+   185 elements up to 3 in size overflow them), within 2 n ulp of the dtype for n factors; an
+   empty product is 1; bool and a 32-bit integer out are refused. */
+START_TEST(prod_multiplies_in_the_accumulator_type) {
+  ag_device *dev = test_device(_i);
+  static const ag_dtype types[] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64, AG_C128, AG_I8,
+                                   AG_I16, AG_I64, AG_U64};
+  enum { R = 5, C = 37 };
+  for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+    ag_dtype t = types[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    bool is_int = ref_is_integer(t), cx = ref_is_complex(t);
+    ag_dtype ot = !is_int ? t : ref_is_unsigned(t) ? AG_U64 : AG_I64;
+    unsigned char *h = test_alloc(R * C * ref_size(t));
+    ref_random(t, h, R * C, 40 + k, ref_is_unsigned(t) ? 0 : is_int ? -3 : cx ? 0.6 : 0.8, is_int ? 3 : cx ? 0.9 : 1.25);
+    if (cx) /* imaginary parts in [-0.5, 0.5] */
+      for (size_t i = 0; i < R * C; i++)
+        ref_put(t, h, i, creall(ref_get(t, h, i)) + I * (cimagl(ref_get(t, h, i)) - 0.75L) * 3.3L);
+    ag_array *x = test_array_from(dev, t, 2, (const size_t[]){R, C}, h);
+    /* want[0]: everything; want[1 .. C]: along axis 0; want[1 + C ..]: along axis 1. */
+    ref_c want[1 + C + R];
+    uint64_t iw[1 + C + R];
+    for (size_t i = 0; i < 1 + C + R; i++) {
+      want[i] = 1;
+      iw[i] = 1;
+    }
+    for (size_t r = 0; r < R; r++)
+      for (size_t c = 0; c < C; c++) {
+        ref_c v = ref_get(t, h, r * C + c);
+        uint64_t u = (uint64_t)(int64_t)creall(v);
+        size_t at[3] = {0, 1 + c, 1 + C + r};
+        for (int j = 0; j < 3; j++) {
+          want[at[j]] *= v;
+          iw[at[j]] *= u;
+        }
+      }
+    if (is_int)
+      for (size_t i = 0; i < 1 + C + R; i++)
+        want[i] = ot == AG_U64 ? (long double)iw[i] : (long double)(int64_t)iw[i];
+    double eps = t == AG_F32 || t == AG_C64 ? 0x1p-24 : 0x1p-53;
+    ref_tol tol = is_int ? REF_EXACT : (ref_tol){2.0 * R * C * eps, 0};
+    ag_array *all = test_array_new(dev, ot, 1, (const size_t[]){1}), *ax0 = test_array_new(dev, ot, 1, (const size_t[]){C});
+    ag_array *keep = test_array_new(dev, ot, 2, (const size_t[]){R, 1});
+    ref_check_ok(ag_prod(NULL, x, AG_AXIS_ALL, all), "ag_prod %s", ref_name(t));
+    ref_check_ok(ag_prod(NULL, x, 0, ax0), "ag_prod %s, axis 0", ref_name(t));
+    ref_check_ok(ag_prod_axes(NULL, x, 1, (const int[]){-1}, keep), "ag_prod_axes %s, keepdims", ref_name(t));
+    void *got = test_array_read(all);
+    ref_check(ot, got, want, NULL, 1, tol, "prod of %s", ref_name(t));
+    free(got);
+    got = test_array_read(ax0);
+    ref_check(ot, got, want + 1, NULL, C, tol, "prod of %s along axis 0", ref_name(t));
+    free(got);
+    got = test_array_read(keep);
+    ref_check(ot, got, want + 1 + C, NULL, R, tol, "prod of %s along axis 1", ref_name(t));
+    free(got);
+    /* Empty: x of {0, 3} along axis 0 gives ones. */
+    ag_array *e = test_array_new(dev, t, 2, (const size_t[]){0, 3}), *e3 = test_array_new(dev, ot, 1, (const size_t[]){3});
+    ref_check_ok(ag_prod(NULL, e, 0, e3), "ag_prod of an empty %s", ref_name(t));
+    ref_c ones[3] = {1, 1, 1};
+    got = test_array_read(e3);
+    ref_check(ot, got, ones, NULL, 3, REF_EXACT, "empty prod of %s", ref_name(t));
+    free(got);
+    ag_array *arrays[] = {x, all, ax0, keep, e, e3};
+    for (size_t a = 0; a < sizeof arrays / sizeof arrays[0]; a++)
+      ag_array_free(arrays[a]);
+    free(h);
+  }
+  ag_array *b = test_array_new(dev, AG_BOOL, 1, (const size_t[]){4}), *i = test_array_new(dev, AG_I32, 1, (const size_t[]){4});
+  ag_array *o = test_array_new(dev, AG_I32, 1, (const size_t[]){1});
+  CHECK_FAILS(ag_prod(NULL, b, AG_AXIS_ALL, o), AG_ERR_UNSUPPORTED, "ag_prod", "bool");
+  CHECK_FAILS(ag_prod(NULL, i, AG_AXIS_ALL, o), AG_ERR_MISMATCH, "ag_prod", "i64");
+  ag_array_free(b);
+  ag_array_free(i);
+  ag_array_free(o);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0) {
     add_core_test(s, "the reduction references agree with analytic values",
@@ -778,6 +857,7 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "nrm2 with infinite elements is Inf", nrm2_with_infinite_elements_is_inf);
   add_device_test(s, "dot of complex vectors is not conjugated", dot_of_complex_vectors_is_not_conjugated);
   add_device_test(s, "sums of empty arrays succeed", sums_of_empty_arrays_succeed);
+  add_device_test(s, "prod multiplies in the accumulator type", prod_multiplies_in_the_accumulator_type);
   add_device_test(s, "selections of empty axes are refused", selections_of_empty_axes_are_refused);
   add_device_test(s, "a wrong axis, out shape or operand is refused", a_wrong_axis_out_shape_or_operand_is_refused);
   add_device_test(s, "operands on different devices are refused", operands_on_different_devices_are_refused);

@@ -243,6 +243,93 @@ START_TEST(operations_take_views_and_broadcast_any_shapes) {
 }
 END_TEST
 
+/* Every binary arithmetic operation and numeric dtype on operands that step along different
+   axes, read and written in place by the strided family (kernels_shared/strided.h): a (3, 17,
+   20) array plus b stored (3, 20, 17) and transposed, into a contiguous out and into a
+   transposed view (tiles on CPU devices: 17 x 20 is one whole tile and three partial ones per
+   batch), and a shifted view of one array into another of the same memory (a[:, 1:] op
+   a[:, :-1] into a[:, 1:]), which numpy computes as if the inputs were copied first; against
+   ref_binary on host copies. */
+START_TEST(binary_operations_walk_views_in_place) {
+  ag_device *dev = test_device(_i);
+  static const ag_binary_op ops[] = {AG_OP_ADD, AG_OP_SUB,     AG_OP_MUL,    AG_OP_DIV,
+                                     AG_OP_POW, AG_OP_MINIMUM, AG_OP_MAXIMUM};
+  static const ag_dtype types[] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
+                                   AG_C128, AG_I8, AG_I16, AG_I64, AG_U64};
+  const size_t B = 3, R = 17, C = 20, n = B * R * C;
+  for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
+    ag_dtype t = types[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    size_t es = ref_size(t);
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+      ag_binary_op op = ops[o];
+      if (!ref_binary_takes(op, t))
+        continue;
+      unsigned char *ha = test_alloc(n * es), *hb = test_alloc(n * es), *hbt = test_alloc(n * es);
+      bool pw = op == AG_OP_POW, cx = ref_is_complex(t);
+      double lo = ref_is_unsigned(t) ? 1 : pw ? (cx ? 0.3 : 0.1) : -20, hi = pw ? (cx ? 1.5 : 4) : 20;
+      ref_random(t, ha, n, 10 * k + o, lo, hi);
+      ref_random(t, hb, n, 10 * k + o + 1, pw ? -2 : lo, pw ? 2 : hi);
+      /* hbt: b's transpose in C order, the operand the view b.T presents. */
+      for (size_t z = 0; z < B; z++)
+        for (size_t i = 0; i < R; i++)
+          for (size_t j = 0; j < C; j++)
+            memcpy(hbt + ((z * R + i) * C + j) * es, hb + ((z * C + j) * R + i) * es, es);
+      ref_c *want = test_alloc(n * sizeof *want);
+      ref_binary(op, t, ha, n, hbt, n, n, want);
+      ag_array *a = test_array_from(dev, t, 3, (const size_t[]){B, R, C}, ha);
+      ag_array *b = test_array_from(dev, t, 3, (const size_t[]){B, C, R}, hb), *bt;
+      CHECK_OK(ag_array_permute(b, (const int[]){0, 2, 1}, &bt));
+      ag_array *out = test_array_new(dev, t, 3, (const size_t[]){B, R, C});
+      ag_array *store = test_array_new(dev, t, 3, (const size_t[]){B, C, R}), *outt;
+      CHECK_OK(ag_array_permute(store, (const int[]){0, 2, 1}, &outt));
+      ref_check_ok(ag_binary(NULL, op, a, bt, out), "%s a + b.T", ref_name(t));
+      void *got = test_array_read(out);
+      ref_check(t, got, want, NULL, n, ref_tol_binary(op, t), "op %d, %s, a op b.T", (int)op, ref_name(t));
+      free(got);
+      ref_check_ok(ag_binary(NULL, op, a, bt, outt), "%s into a transposed view", ref_name(t));
+      ag_array *back = test_array_new(dev, t, 3, (const size_t[]){B, R, C});
+      CHECK_OK(ag_copy(NULL, outt, back));
+      got = test_array_read(back);
+      ref_check(t, got, want, NULL, n, ref_tol_binary(op, t), "op %d, %s, into out.T", (int)op, ref_name(t));
+      free(got);
+      /* a[:, :, 1:] op a[:, :, :-1] into a[:, :, 1:]: each row's want from the host copy. */
+      ag_array *right, *left;
+      CHECK_OK(ag_array_view(a, 3, (const ag_index[]){ag_all(), ag_all(), ag_slice(1, AG_INDEX_NONE, 1)}, &right));
+      CHECK_OK(ag_array_view(a, 3, (const ag_index[]){ag_all(), ag_all(), ag_slice(AG_INDEX_NONE, -1, 1)}, &left));
+      size_t m = B * R * (C - 1);
+      unsigned char *hr = test_alloc(m * es), *hl = test_alloc(m * es), *res = test_alloc(m * es);
+      for (size_t r = 0; r < B * R; r++) {
+        memcpy(hr + r * (C - 1) * es, ha + (r * C + 1) * es, (C - 1) * es);
+        memcpy(hl + r * (C - 1) * es, ha + r * C * es, (C - 1) * es);
+      }
+      ref_binary(op, t, hr, m, hl, m, m, want);
+      ref_check_ok(ag_binary(NULL, op, right, left, right), "%s a[..., 1:] op a[..., :-1]", ref_name(t));
+      got = test_array_read(a);
+      for (size_t r = 0; r < B * R; r++)
+        memcpy(res + r * (C - 1) * es, (unsigned char *)got + (r * C + 1) * es, (C - 1) * es);
+      ref_check(t, res, want, NULL, m, ref_tol_binary(op, t), "op %d, %s, overlapping views", (int)op,
+                ref_name(t));
+      for (size_t r = 0; r < B * R; r++)
+        ck_assert_msg(memcmp((unsigned char *)got + r * C * es, ha + r * C * es, es) == 0,
+                      "%s: column 0 of row %zu changed", ref_name(t), r);
+      free(got);
+      ag_array *arrays[] = {a, b, bt, out, store, outt, back, right, left};
+      for (size_t q = 0; q < sizeof arrays / sizeof arrays[0]; q++)
+        ag_array_free(arrays[q]);
+      free(ha);
+      free(hb);
+      free(hbt);
+      free(hr);
+      free(hl);
+      free(res);
+      free(want);
+    }
+  }
+}
+END_TEST
+
 /* Sums and maxima over sets of axes, with and without keepdims, of a contiguous array and of
    a transposed view, against loops over the host copy; the mean scales the sum once. */
 START_TEST(reductions_take_any_set_of_axes) {
@@ -411,6 +498,7 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "indices, new axes and permutations place every axis",
                   indices_new_axes_and_permutations_place_every_axis);
   add_device_test(s, "operations take views and broadcast any shapes", operations_take_views_and_broadcast_any_shapes);
+  add_device_test(s, "binary operations walk views in place", binary_operations_walk_views_in_place);
   add_device_test(s, "reductions take any set of axes", reductions_take_any_set_of_axes);
   add_device_test(s, "0-d arrays, and reshape of views", zero_d_arrays_and_reshape_of_views);
   add_device_test(s, "bad views and writes are refused", bad_views_and_writes_are_refused);

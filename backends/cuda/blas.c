@@ -398,7 +398,7 @@ static ag_status cb_gemm(ag__bqueue *q, const ag__gemm *g) {
   return end(q, s == CUBLAS_STATUS_SUCCESS ? AG_OK : cublas_fail(q, "gemmStridedBatched", t, wide, s));
 }
 
-/* y = alpha op(A) x + beta y with A row-major m x n (row length n), read by cuBLAS as the
+/* y = alpha op(A) x + beta y with A row-major m x n (rows lda apart), read by cuBLAS as the
    column-major n x m matrix A^T: A x is then gemv(OP_T) and A^T x gemv(OP_N), with cuBLAS's
    m = n and n = m. cuBLAS has no conjugate-without-transpose, which a complex A^H x would need
    (A^H x = conj(A^T) x), so that one is the GEMM y^T (1 x n) = x^T (1 x m) conj(A) (m x n):
@@ -415,7 +415,7 @@ static ag_status cb_gemv(ag__bqueue *q, const ag__gemv *g) {
     ag__gemm gg = {
         .dtype = t, .ta = AG_CONJ_TRANS, .tb = AG_NO_TRANS, .m = g->n, .n = 1, .k = g->m, .batch = 1,
         .a = g->a, .b = g->x, .c = g->y, .a_off = g->a_off, .b_off = g->x_off, .c_off = g->y_off,
-        .lda = g->n, .ldb = 1, .ldc = 1,
+        .lda = g->lda, .ldb = 1, .ldc = 1,
     };
     memcpy(gg.alpha, g->alpha, sizeof gg.alpha);
     memcpy(gg.beta, g->beta, sizeof gg.beta);
@@ -435,7 +435,7 @@ static ag_status cb_gemv(ag__bqueue *q, const ag__gemv *g) {
     return end(q, s == CUBLAS_STATUS_SUCCESS ? AG_OK : cublas_fail(q, "scal", t, wide, s));
   }
   cublasOperation_t ta = trans ? CUBLAS_OP_N : CUBLAS_OP_T;
-  int64_t rows = (int64_t)g->n, cols = (int64_t)g->m, lda = (int64_t)g->n;
+  int64_t rows = (int64_t)g->n, cols = (int64_t)g->m, lda = (int64_t)g->lda;
   const void *A = at(g->a, g->a_off, es), *x = at(g->x, g->x_off, es);
   void *y = at(g->y, g->y_off, es);
   bool wide = !fits(g->m) || !fits(g->n);

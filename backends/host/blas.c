@@ -60,24 +60,25 @@ static ag_status host_gemm(ag__bqueue *q, const ag__gemm *g) {
 static ag_status host_gemv(ag__bqueue *q, const ag__gemv *g) {
   (void)q;
   ag_status st;
-  if ((st = fits("cblas_gemv", g->m)) != AG_OK || (st = fits("cblas_gemv", g->n)) != AG_OK)
+  if ((st = fits("cblas_gemv", g->m)) != AG_OK || (st = fits("cblas_gemv", g->n)) != AG_OK ||
+      (st = fits("cblas_gemv", g->lda)) != AG_OK)
     return st;
-  const int m = (int)g->m, n = (int)g->n;
+  const int m = (int)g->m, n = (int)g->n, lda = (int)g->lda;
   const void *a = AT(g->a, g->a_off, g->dtype), *x = AT(g->x, g->x_off, g->dtype);
   void *y = AT(g->y, g->y_off, g->dtype);
   switch (g->dtype) {
   case AG_F32:
-    cblas_sgemv(CblasRowMajor, trans(g->ta), m, n, *(const float *)g->alpha, a, n, x, 1, *(const float *)g->beta, y, 1);
+    cblas_sgemv(CblasRowMajor, trans(g->ta), m, n, *(const float *)g->alpha, a, lda, x, 1, *(const float *)g->beta, y, 1);
     break;
   case AG_F64:
-    cblas_dgemv(CblasRowMajor, trans(g->ta), m, n, *(const double *)g->alpha, a, n, x, 1, *(const double *)g->beta, y,
+    cblas_dgemv(CblasRowMajor, trans(g->ta), m, n, *(const double *)g->alpha, a, lda, x, 1, *(const double *)g->beta, y,
                 1);
     break;
   case AG_C64:
-    cblas_cgemv(CblasRowMajor, trans(g->ta), m, n, g->alpha, a, n, x, 1, g->beta, y, 1);
+    cblas_cgemv(CblasRowMajor, trans(g->ta), m, n, g->alpha, a, lda, x, 1, g->beta, y, 1);
     break;
   case AG_C128:
-    cblas_zgemv(CblasRowMajor, trans(g->ta), m, n, g->alpha, a, n, x, 1, g->beta, y, 1);
+    cblas_zgemv(CblasRowMajor, trans(g->ta), m, n, g->alpha, a, lda, x, 1, g->beta, y, 1);
     break;
   default:
     return ag__host_core()->error(AG_ERR_UNSUPPORTED, "cblas_gemv: no routine for %s", ag__blas_dtype_name(g->dtype));

@@ -291,25 +291,25 @@ static ag_status clb_gemv(ag__bqueue *q, const ag__gemv *g) {
   CLBlastStatusCode s;
   switch (g->dtype) {
   case AG_F32:
-    s = CLBlastSgemv(L, ta, g->m, g->n, *(const float *)g->alpha, a, g->a_off, g->n, x, g->x_off, 1,
+    s = CLBlastSgemv(L, ta, g->m, g->n, *(const float *)g->alpha, a, g->a_off, g->lda, x, g->x_off, 1,
                      *(const float *)g->beta, y, g->y_off, 1, cq, NULL);
     break;
   case AG_F64:
-    s = CLBlastDgemv(L, ta, g->m, g->n, *(const double *)g->alpha, a, g->a_off, g->n, x, g->x_off, 1,
+    s = CLBlastDgemv(L, ta, g->m, g->n, *(const double *)g->alpha, a, g->a_off, g->lda, x, g->x_off, 1,
                      *(const double *)g->beta, y, g->y_off, 1, cq, NULL);
     break;
   case AG_C64: {
     cl_float2 al, be;
     memcpy(&al, g->alpha, sizeof al);
     memcpy(&be, g->beta, sizeof be);
-    s = CLBlastCgemv(L, ta, g->m, g->n, al, a, g->a_off, g->n, x, g->x_off, 1, be, y, g->y_off, 1, cq, NULL);
+    s = CLBlastCgemv(L, ta, g->m, g->n, al, a, g->a_off, g->lda, x, g->x_off, 1, be, y, g->y_off, 1, cq, NULL);
     break;
   }
   default: {
     cl_double2 al, be;
     memcpy(&al, g->alpha, sizeof al);
     memcpy(&be, g->beta, sizeof be);
-    s = CLBlastZgemv(L, ta, g->m, g->n, al, a, g->a_off, g->n, x, g->x_off, 1, be, y, g->y_off, 1, cq, NULL);
+    s = CLBlastZgemv(L, ta, g->m, g->n, al, a, g->a_off, g->lda, x, g->x_off, 1, be, y, g->y_off, 1, cq, NULL);
     break;
   }
   }
@@ -567,7 +567,7 @@ static ag_status map_gemv(ag__bqueue *q, const ag__gemv *g) {
   size_t es = ag__blas_dtype_size(g->dtype);
   mapping mp = {.q = q};
   if (xlen > 0) {
-    mapping_add(&mp, g->a, g->a_off, g->m * g->n, es, false);
+    mapping_add(&mp, g->a, g->a_off, (g->m - 1) * g->lda + g->n, es, false);
     mapping_add(&mp, g->x, g->x_off, xlen, es, false);
   }
   mapping_add(&mp, g->y, g->y_off, ylen, es, true);

@@ -228,6 +228,12 @@ AG_API ag_status ag_argmax(ag_queue *q, const ag_array *x, int axis, ag_array *o
 AG_API ag_status ag_dot(ag_queue *q, const ag_array *x, const ag_array *y, int axis,
                         ag_array *out);
 AG_API ag_status ag_nrm2(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+/** The product of the elements (numpy.prod): out of x's dtype for float and complex x; i64 for
+    signed integer x and u64 for unsigned, multiplied in 64 bits and wrapping there (the array
+    API's accumulator type, numpy's int64 and uint64 products). A product of no elements is 1.
+    Float products are formed in order within each work-item, then multiplied together: the
+    rounding may differ from numpy's in the last bits (about n ulp for n elements). */
+AG_API ag_status ag_prod(ag_queue *q, const ag_array *x, int axis, ag_array *out);
 
 /* Over any set of axes (numpy's axis=tuple): the @p naxes axes of @p axes, each once,
    negative counting from the end, or every axis when @p naxes is 0. out has x's shape
@@ -243,6 +249,8 @@ AG_API ag_status ag_min_axes(ag_queue *q, const ag_array *x, int naxes, const in
                              ag_array *out);
 AG_API ag_status ag_max_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
                              ag_array *out);
+AG_API ag_status ag_prod_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
+                              ag_array *out);
 
 #ifdef __cplusplus
 }

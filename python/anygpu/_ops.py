@@ -40,7 +40,7 @@ __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "negative", "abs", "absolute", "sqrt", "exp", "log", "sin", "cos", "square", "sign",
     "conj", "conjugate", "real", "imag", "where", "clip",
-    "sum", "mean", "min", "max", "amin", "amax", "argmin", "argmax",
+    "sum", "prod", "mean", "min", "max", "amin", "amax", "argmin", "argmax",
     "dot", "vdot", "matmul", "astype", "reshape", "ravel", "transpose", "permute_dims", "broadcast_to",
     "expand_dims", "squeeze", "flip",
     "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -77,8 +77,10 @@ _expand_dims = fn("ag_array_expand_dims", [_p, _i, _pp])
 _squeeze = fn("ag_array_squeeze", [_p, _i, ctypes.POINTER(_i), _pp])
 _flip = fn("ag_array_flip", [_p, _i, ctypes.POINTER(_i), _pp])
 _reductions_axes = {name: fn("ag_%s_axes" % name, [_p, _p, _i, ctypes.POINTER(_i), _p])
-                    for name in ("sum", "mean", "min", "max")}
-_reductions = {name: fn("ag_" + name, [_p, _p, _i, _p]) for name in ("sum", "mean", "min", "max", "argmin", "argmax")}
+                    for name in ("sum", "prod", "mean", "min", "max")}
+_reductions = {name: fn("ag_" + name, [_p, _p, _i, _p])
+               for name in ("sum", "mean", "min", "max", "argmin", "argmax", "prod")}
+_WITH_DTYPE = ("sum", "prod", "mean")  # the reductions that take numpy's dtype=
 _dot = fn("ag_dot", [_p, _p, _p, _i, _p])
 _blas_dot = fn("ag_blas_dot", [_p, _p, _p, _b, _p])
 _gemm = fn("ag_gemm", [_p, _i, _i, _d, _p, _p, _d, _p])
@@ -525,9 +527,9 @@ def _wrap(value, dt):
 
 
 def _reduction_dtype(name, x, dtype, who):
-    """The dtype of reduction @name's Array result for @x (with numpy's dtype= keyword for sum
-    and mean): integer sums in uint64 / int64, integer means in float64, argmin / argmax in
-    int64, the rest in x's dtype, as numpy's."""
+    """The dtype of reduction @name's Array result for @x (with numpy's dtype= keyword for sum,
+    prod and mean): integer sums and products in uint64 / int64, integer means in float64,
+    argmin / argmax in int64, the rest in x's dtype, as numpy's."""
     if name in ("argmin", "argmax"):
         return _I64
     dt = x.dtype
@@ -544,7 +546,7 @@ def _reduction_dtype(name, x, dtype, who):
     if dt.kind in _INT_KINDS:
         if name == "mean":
             return _F64
-        if name == "sum":
+        if name in ("sum", "prod"):
             return _U64 if dt.kind == "u" else _I64
     return dt
 
@@ -561,7 +563,10 @@ def _reduce_scalar(name, x, dtype, who):
                 return total
             return _wrap(total, dt) if dt.kind in _INT_KINDS else dt.type(total).item()
         return dt.type(total / x.size if x.size else numpy.nan).item()
-    if name in ("sum", "mean") and dt != x.dtype:
+    if name == "prod" and x.dtype.kind in _INT_KINDS and dt.kind in _INT_KINDS:
+        # in 64 bits, wrapping, then into dt as numpy's accumulator in dt would leave it
+        return _wrap(_value(_reduce_into(name, x, AXIS_ALL, _U64 if x.dtype.kind == "u" else _I64)), dt)
+    if name in _WITH_DTYPE and dt != x.dtype:
         x = astype(x, dt)
     return _value(_reduce_into(name, x, AXIS_ALL, _check_dtype(dt, x.device, who)))
 
@@ -570,19 +575,19 @@ def _reduce_array(name, x, axes, dt, who):
     """Reduction @name of @x over @axes (a sorted tuple) as an Array of dtype @dt, without the
     reduced axes (shape (1,) when none is left)."""
     dt = _check_dtype(dt, x.device, who)
-    if name == "sum" and x.dtype.kind in _INT_KINDS and dt.kind in _INT_KINDS:
+    if name in ("sum", "prod") and x.dtype.kind in _INT_KINDS and dt.kind in _INT_KINDS:
         # into the 64-bit kernel output, then wrapped into dt as numpy's accumulator in dt would be
         out = _reduce_steps(name, x, axes, _U64 if x.dtype.kind == "u" else _I64)
         return out if out.dtype == dt else astype(out, dt)
-    if name in ("sum", "mean") and x.dtype != dt:
-        if x.dtype.kind in _INT_KINDS and dt.kind == "f":  # the C reduction takes integers into floats
+    if name in _WITH_DTYPE and x.dtype != dt:
+        if name != "prod" and x.dtype.kind in _INT_KINDS and dt.kind == "f":  # the C sum takes integers into floats
             return _reduce_steps(name, x, axes, dt)
         x = astype(x, dt)  # converted first, as numpy's dtype= does
     return _reduce_steps(name, x, axes, dt)
 
 
 def _reduce_steps(name, x, axes, dt):
-    """@x reduced over @axes into @dt: sum, mean, min and max in one call over the set of axes
+    """@x reduced over @axes into @dt: sum, prod, mean, min and max in one call over the set of axes
     (ag_<name>_axes; a 0-d result when none is left), argmin and argmax over all elements or
     one axis."""
     if name in _reductions_axes:
@@ -603,19 +608,19 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=Non
     result is a Python number (as float(numpy.sum(x)) would give; integer sums and means are
     exact on every device); otherwise an Array of x's shape without the reduced axes (shape
     () when none is left), or with them as length 1 (@keepdims).
-    @dtype (sum and mean) is numpy's: the dtype the elements are taken in and the result is
+    @dtype (sum, prod and mean) is numpy's: the dtype the elements are taken in and the result is
     given in. @out, an Array of the result's shape, receives the result (converted to its
     dtype) and is returned. numpy's other keywords (initial, where) are refused."""
     who = "anygpu." + name
     if others:
         raise error("AG_ERR_UNSUPPORTED", "%s: keyword %s is not supported (anygpu takes axis, %sout and keepdims)"
-                    % (who, ", ".join(sorted(others)), "dtype, " if name in ("sum", "mean") else ""))
+                    % (who, ", ".join(sorted(others)), "dtype, " if name in _WITH_DTYPE else ""))
     x = _operand(x, None, who, "x")
     if x.dtype == _BOOL:
-        # The C reductions take numbers: as numpy, sum and mean count true elements (int64), and
+        # The C reductions take numbers: as numpy, sum, prod and mean take bool as int64, and
         # min, max, argmin and argmax order false before true, min and max giving bool.
         if name not in ("min", "max"):
-            return _reduce(name, astype(x, _I64 if name in ("sum", "mean") else "uint8"), axis, dtype, out, keepdims)
+            return _reduce(name, astype(x, _I64 if name in _WITH_DTYPE else "uint8"), axis, dtype, out, keepdims)
         if out is not None:
             _out_arg(out, who)
         r = _reduce(name, astype(x, "uint8"), axis, None, None if out is None else empty(out.shape, "uint8", out.device),
@@ -651,19 +656,19 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=Non
 
 
 def _make_reduction(name, public=None):
-    if name in ("sum", "mean"):
+    if name in _WITH_DTYPE:
         def f(x, axis=None, dtype=None, out=None, keepdims=False, **others):
             return _reduce(name, x, axis, dtype, out, keepdims, others)
     else:
         def f(x, axis=None, out=None, keepdims=False, **others):
             return _reduce(name, x, axis, None, out, keepdims, others)
     named(f, public or name)
-    f.__doc__ = "numpy.%s(x, axis%s, out, keepdims). " % (public or name, ", dtype" if name in ("sum", "mean") else "") + \
+    f.__doc__ = "numpy.%s(x, axis%s, out, keepdims). " % (public or name, ", dtype" if name in _WITH_DTYPE else "") + \
         _reduce.__doc__.split(". ", 1)[1]
     return f
 
 
-sum, mean, min, max, argmin, argmax = map(_make_reduction, _reductions)
+sum, mean, min, max, argmin, argmax, prod = map(_make_reduction, _reductions)
 amin, amax = _make_reduction("min", "amin"), _make_reduction("max", "amax")
 
 

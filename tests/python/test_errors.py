@@ -117,7 +117,7 @@ case("anygpu.clip", INVALID, lambda d: anygpu.clip([[1, 2]], "a", 3))
 case("anygpu.clip", UNSUPPORTED, lambda d: anygpu.clip(c64(d), 0, 1))
 
 # ---- reductions and products ----
-for name in ("sum", "mean", "min", "max", "amin", "amax", "argmin", "argmax"):
+for name in ("sum", "prod", "mean", "min", "max", "amin", "amax", "argmin", "argmax"):
     f = getattr(anygpu, name)
     case("anygpu." + name, RANGE, lambda d, f=f: f(f32(d), axis=2))
     if not name.startswith("arg"):  # argmin and argmax take one axis
@@ -129,6 +129,7 @@ for name in ("sum", "mean", "min", "max", "amin", "amax", "argmin", "argmax"):
 case("anygpu.sum", INVALID, lambda d: anygpu.sum(f32(d), axis=(0, 0)))
 case("anygpu.sum", UNSUPPORTED, lambda d: anygpu.sum(c64(d), dtype="float32"))
 case("anygpu.mean", UNSUPPORTED, lambda d: anygpu.mean(f32(d), dtype="int32"))
+case("anygpu.prod", UNSUPPORTED, lambda d: anygpu.prod(c64(d), dtype="float32"))
 case("anygpu.argmax", UNSUPPORTED, lambda d: anygpu.argmax(f32(d), axis=(0, 1)))
 case("anygpu.min", UNSUPPORTED, lambda d: anygpu.min(c64(d)))
 case("anygpu.dot", MISMATCH, lambda d: anygpu.dot(f32(d, (3,)), f32(d, (4,))), lambda d: anygpu.dot(f32(d), f32(d)))

@@ -339,6 +339,47 @@ def test_reductions_over_views_as_numpys(dev, dtype):
         anygpu.sum(a, axis=(0, -3))
 
 
+@pytest.mark.parametrize("dtype", DTYPES + ["int8", "int16", "int64", "uint16", "uint32", "uint64", "bool"])
+def test_prod_as_numpys(dev, dtype):
+    """prod over axis None, ints, tuples and (), keepdims or not, of an array and of permuted,
+    stepped and broadcast views, and with numpy's dtype=, as numpy's: integers (and bool) in
+    int64 / uint64, wrapping as numpy's do (48 factors up to 3 overflow 64 bits), floats within
+    48 factors' rounding."""
+    need_fp64(dev, dtype)
+    rng = numpy.random.default_rng(7)
+    kind = numpy.dtype(dtype).kind
+    if kind in "iu":
+        h = rng.integers(0 if kind == "u" else -3, 4, (4, 3, 4)).astype(dtype)
+    elif kind == "b":
+        h = rng.integers(0, 2, (4, 3, 4)).astype(dtype)
+        h[0, 0, 0] = h[3, 2, 3] = True
+    else:
+        h = rng.uniform(0.5, 1.5, (4, 3, 4)).astype(dtype)
+        if kind == "c":
+            h = (h + 0.4j * rng.uniform(-1, 1, (4, 3, 4))).astype(dtype)
+    a = put(dev, h)
+    views = [(a, h), (anygpu.permute_dims(a, (2, 0, 1)), numpy.transpose(h, (2, 0, 1))),
+             (a[::-2, :, 1::2], h[::-2, :, 1::2]), (anygpu.broadcast_to(a[:1, 1:2], (2, 3, 4)),
+                                                     numpy.broadcast_to(h[:1, 1:2], (2, 3, 4)))]
+    for x, hx in views:
+        for axis in AXES:
+            for keepdims in (False, True):
+                want = numpy.prod(hx, axis=axis, keepdims=keepdims)
+                got = anygpu.prod(x, axis=axis, keepdims=keepdims)
+                if axis is None and not keepdims:
+                    assert not isinstance(got, anygpu.Array), (axis, keepdims)
+                else:
+                    assert got.shape == want.shape, (axis, keepdims, got.shape, want.shape)
+                assert_close(got, want, want.dtype, 48)
+    if kind in "iu":
+        for dt in ("int32", "uint8") + (("float64",) if dev.fp64 else ()):
+            assert_close(anygpu.prod(a, axis=(0, 2), dtype=dt), numpy.prod(h, axis=(0, 2), dtype=dt), dt, 48)
+        assert_close(anygpu.prod(a, dtype="int16"), numpy.prod(h, dtype="int16"), "int16")
+    assert_close(anygpu.prod(a[:0], axis=0), numpy.prod(h[:0], axis=0))  # empty: ones
+    with pytest.raises(TypeError, match="anygpu.prod: keyword initial"):
+        anygpu.prod(a, initial=2)
+
+
 # ---- views as operands and as out ------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -15,8 +15,10 @@
 
 /* Host kernels are built for the baseline x86-64 and again for AVX2 and AVX-512, the loader
    picking the best the CPU has (an ifunc), as numpy's own loops do: memory-bound loops gain a
-   little from wider vectors, sqrt and division a lot. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+   little from wider vectors, sqrt and division a lot. A family's file may ask for the baseline
+   only (AG_HOST_WANT_CLONES 0, backends/host/meson.build). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) &&             \
+    (!defined(AG_HOST_WANT_CLONES) || AG_HOST_WANT_CLONES)
 #define AG_HOST_CLONES __attribute__((target_clones("default", "avx2", "avx512f")))
 #else
 #define AG_HOST_CLONES
