@@ -141,6 +141,9 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_SINH_f32 sinhf
 #define AG_COSH_f32 coshf
 #define AG_FMAX_f32 fmaxf
+#define AG_FMOD_f32 fmodf
+#define AG_FLOOR_f32 floorf
+#define AG_COPYSIGN_f32 copysignf
 #else
 #define AG_SQRT_f32 sqrt
 #define AG_EXP_f32 exp
@@ -154,6 +157,9 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_SINH_f32 sinh
 #define AG_COSH_f32 cosh
 #define AG_FMAX_f32 fmax
+#define AG_FMOD_f32 fmod
+#define AG_FLOOR_f32 floor
+#define AG_COPYSIGN_f32 copysign
 #endif
 #define AG_SQRT_f64 sqrt
 #define AG_EXP_f64 exp
@@ -167,6 +173,9 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_SINH_f64 sinh
 #define AG_COSH_f64 cosh
 #define AG_FMAX_f64 fmax
+#define AG_FMOD_f64 fmod
+#define AG_FLOOR_f64 floor
+#define AG_COPYSIGN_f64 copysign
 
 /* 16 bytes moved as one (the layout family's copies of c128 elements). */
 #if AG_DIALECT_CUDA

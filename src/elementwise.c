@@ -53,6 +53,10 @@ static const char *dtypes_text(unsigned mask) {
     return "bool and the real numeric dtypes (integers, f32, f64)";
   case ALL & ~UINTS:
     return "the signed integers, f32, f64, c64 and c128";
+  case INTS:
+    return "the integers";
+  case INTS | BOOL:
+    return "the integers and bool";
   }
   return "other dtypes";
 }
@@ -146,6 +150,7 @@ static const struct {
     [AG_OP_CONJ] = {"ag_conj", AG_K_CONJ, ALL, false},
     [AG_OP_REAL] = {"ag_real", AG_K_REAL, ALL, true},
     [AG_OP_IMAG] = {"ag_imag", AG_K_IMAG, ALL, true},
+    [AG_OP_BITWISE_INVERT] = {"ag_bitwise_invert", AG_K_BITWISE_INVERT, INTS | BOOL, false},
 };
 
 /* The input (argument @p xn) and out present, on one device, out of the expected dtype and the
@@ -199,6 +204,9 @@ ag_status ag_sign(ag_queue *q, const ag_array *x, ag_array *out) { return ag_una
 ag_status ag_conj(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_CONJ, x, out); }
 ag_status ag_real(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_REAL, x, out); }
 ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_IMAG, x, out); }
+ag_status ag_bitwise_invert(ag_queue *q, const ag_array *x, ag_array *out) {
+  return ag_unary(q, AG_OP_BITWISE_INVERT, x, out);
+}
 
 /* ---- two inputs ---- */
 
@@ -220,6 +228,34 @@ static const struct {
                        {AG_K_MINIMUM, AG_K_MINIMUM_BB, AG_K_MINIMUM_BA, AG_K_MINIMUM_S, AG_K_MINIMUM_RS}, REALS},
     [AG_OP_MAXIMUM] = {"ag_maximum",
                        {AG_K_MAXIMUM, AG_K_MAXIMUM_BB, AG_K_MAXIMUM_BA, AG_K_MAXIMUM_S, AG_K_MAXIMUM_RS}, REALS},
+    /* The arith family's (kernels_shared/arith.h), launched as the ones above. */
+    [AG_OP_FLOOR_DIVIDE] = {"ag_floor_divide",
+                            {AG_K_FLOOR_DIVIDE, AG_K_FLOOR_DIVIDE_BB, AG_K_FLOOR_DIVIDE_BA, AG_K_FLOOR_DIVIDE_S,
+                             AG_K_FLOOR_DIVIDE_RS},
+                            REALS},
+    [AG_OP_REMAINDER] = {"ag_remainder",
+                         {AG_K_REMAINDER, AG_K_REMAINDER_BB, AG_K_REMAINDER_BA, AG_K_REMAINDER_S, AG_K_REMAINDER_RS},
+                         REALS},
+    [AG_OP_BITWISE_AND] = {"ag_bitwise_and",
+                           {AG_K_BITWISE_AND, AG_K_BITWISE_AND_BB, AG_K_BITWISE_AND_BA, AG_K_BITWISE_AND_S,
+                            AG_K_BITWISE_AND_RS},
+                           INTS | BOOL},
+    [AG_OP_BITWISE_OR] = {"ag_bitwise_or",
+                          {AG_K_BITWISE_OR, AG_K_BITWISE_OR_BB, AG_K_BITWISE_OR_BA, AG_K_BITWISE_OR_S,
+                           AG_K_BITWISE_OR_RS},
+                          INTS | BOOL},
+    [AG_OP_BITWISE_XOR] = {"ag_bitwise_xor",
+                           {AG_K_BITWISE_XOR, AG_K_BITWISE_XOR_BB, AG_K_BITWISE_XOR_BA, AG_K_BITWISE_XOR_S,
+                            AG_K_BITWISE_XOR_RS},
+                           INTS | BOOL},
+    [AG_OP_LEFT_SHIFT] = {"ag_bitwise_left_shift",
+                          {AG_K_BITWISE_LEFT_SHIFT, AG_K_BITWISE_LEFT_SHIFT_BB, AG_K_BITWISE_LEFT_SHIFT_BA,
+                           AG_K_BITWISE_LEFT_SHIFT_S, AG_K_BITWISE_LEFT_SHIFT_RS},
+                          INTS},
+    [AG_OP_RIGHT_SHIFT] = {"ag_bitwise_right_shift",
+                           {AG_K_BITWISE_RIGHT_SHIFT, AG_K_BITWISE_RIGHT_SHIFT_BB, AG_K_BITWISE_RIGHT_SHIFT_BA,
+                            AG_K_BITWISE_RIGHT_SHIFT_S, AG_K_BITWISE_RIGHT_SHIFT_RS},
+                           INTS},
 };
 
 /* Whether @p small's shape is the trailing part of @p big's. */
@@ -397,6 +433,27 @@ ag_status ag_minimum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array
 ag_status ag_maximum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
   return ag_binary(q, AG_OP_MAXIMUM, a, b, out);
 }
+ag_status ag_floor_divide(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_FLOOR_DIVIDE, a, b, out);
+}
+ag_status ag_remainder(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_REMAINDER, a, b, out);
+}
+ag_status ag_bitwise_and(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_BITWISE_AND, a, b, out);
+}
+ag_status ag_bitwise_or(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_BITWISE_OR, a, b, out);
+}
+ag_status ag_bitwise_xor(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_BITWISE_XOR, a, b, out);
+}
+ag_status ag_bitwise_left_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_LEFT_SHIFT, a, b, out);
+}
+ag_status ag_bitwise_right_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_RIGHT_SHIFT, a, b, out);
+}
 
 ag_status ag_add_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
   return binary_scalar("ag_add_scalar", q, AG_OP_ADD, x, s, 0, false, out);
@@ -428,6 +485,39 @@ ag_status ag_div_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *ou
 }
 ag_status ag_pow_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
   return binary_scalar("ag_pow_scalar_r", q, AG_OP_POW, x, s, 0, true, out);
+}
+ag_status ag_floor_divide_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_floor_divide_scalar", q, AG_OP_FLOOR_DIVIDE, x, s, 0, false, out);
+}
+ag_status ag_remainder_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_remainder_scalar", q, AG_OP_REMAINDER, x, s, 0, false, out);
+}
+ag_status ag_bitwise_and_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_bitwise_and_scalar", q, AG_OP_BITWISE_AND, x, s, 0, false, out);
+}
+ag_status ag_bitwise_or_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_bitwise_or_scalar", q, AG_OP_BITWISE_OR, x, s, 0, false, out);
+}
+ag_status ag_bitwise_xor_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_bitwise_xor_scalar", q, AG_OP_BITWISE_XOR, x, s, 0, false, out);
+}
+ag_status ag_bitwise_left_shift_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_bitwise_left_shift_scalar", q, AG_OP_LEFT_SHIFT, x, s, 0, false, out);
+}
+ag_status ag_bitwise_right_shift_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {
+  return binary_scalar("ag_bitwise_right_shift_scalar", q, AG_OP_RIGHT_SHIFT, x, s, 0, false, out);
+}
+ag_status ag_floor_divide_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return binary_scalar("ag_floor_divide_scalar_r", q, AG_OP_FLOOR_DIVIDE, x, s, 0, true, out);
+}
+ag_status ag_remainder_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return binary_scalar("ag_remainder_scalar_r", q, AG_OP_REMAINDER, x, s, 0, true, out);
+}
+ag_status ag_bitwise_left_shift_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return binary_scalar("ag_bitwise_left_shift_scalar_r", q, AG_OP_LEFT_SHIFT, x, s, 0, true, out);
+}
+ag_status ag_bitwise_right_shift_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out) {
+  return binary_scalar("ag_bitwise_right_shift_scalar_r", q, AG_OP_RIGHT_SHIFT, x, s, 0, true, out);
 }
 
 /* ---- fused and selection ---- */

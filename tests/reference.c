@@ -253,6 +253,8 @@ bool ref_unary_takes(ag_unary_op op, ag_dtype t) {
     return ref_is_float(t) || ref_is_complex(t);
   case AG_OP_SIGN:
     return !ref_is_unsigned(t) && !ref_is_bool(t);
+  case AG_OP_BITWISE_INVERT:
+    return ref_is_integer(t) || ref_is_bool(t);
   }
   return false;
 }
@@ -268,7 +270,16 @@ bool ref_binary_takes(ag_binary_op op, ag_dtype t) {
     return !ref_is_integer(t) && !ref_is_bool(t);
   case AG_OP_MINIMUM:
   case AG_OP_MAXIMUM:
+  case AG_OP_FLOOR_DIVIDE:
+  case AG_OP_REMAINDER:
     return !ref_is_complex(t) && !ref_is_bool(t);
+  case AG_OP_BITWISE_AND:
+  case AG_OP_BITWISE_OR:
+  case AG_OP_BITWISE_XOR:
+    return ref_is_integer(t) || ref_is_bool(t);
+  case AG_OP_LEFT_SHIFT:
+  case AG_OP_RIGHT_SHIFT:
+    return ref_is_integer(t);
   }
   return false;
 }
@@ -297,6 +308,9 @@ static ref_c unary_int(ag_unary_op op, ag_dtype t, long double x) {
     break;
   case AG_OP_IMAG:
     r = 0;
+    break;
+  case AG_OP_BITWISE_INVERT:
+    r = ~u;
     break;
   default:
     r = u;
@@ -331,6 +345,8 @@ static ref_c unary_f32(ag_unary_op op, float x) {
   case AG_OP_CONJ:
   case AG_OP_REAL:
     return x;
+  case AG_OP_BITWISE_INVERT:
+    break; /* integers and bool only */
   }
   return 0;
 }
@@ -361,6 +377,8 @@ static ref_c unary_f64(ag_unary_op op, double x) {
   case AG_OP_CONJ:
   case AG_OP_REAL:
     return x;
+  case AG_OP_BITWISE_INVERT:
+    break; /* integers and bool only */
   }
   return 0;
 }
@@ -396,6 +414,8 @@ static ref_c unary_complex(ag_unary_op op, ref_c z) {
     return re;
   case AG_OP_IMAG:
     return im;
+  case AG_OP_BITWISE_INVERT:
+    break; /* integers and bool only */
   }
   return 0;
 }
@@ -405,6 +425,8 @@ void ref_unary(ag_unary_op op, ag_dtype t, const void *x, size_t n, ref_c *want)
     ref_c v = ref_get(t, x, i);
     if (ref_is_integer(t))
       want[i] = unary_int(op, t, creall(v));
+    else if (ref_is_bool(t))
+      want[i] = op == AG_OP_BITWISE_INVERT ? creall(v) == 0 : 0; /* logical not */
     else if (t == AG_F32)
       want[i] = unary_f32(op, (float)creall(v));
     else if (t == AG_F64)
@@ -438,13 +460,76 @@ static ref_c binary_int(ag_binary_op op, ag_dtype t, long double a, long double 
     return a < b ? a : b;
   case AG_OP_MAXIMUM:
     return a > b ? a : b;
+  case AG_OP_FLOOR_DIVIDE:
+  case AG_OP_REMAINDER: {
+    /* Python's // and %: the quotient rounded toward -inf, the remainder of b's sign; x // 0 and
+       x % 0 are 0, MIN // -1 wraps to MIN (numpy's answers). In long double, exact for every
+       operand but the i64 and u64 ones beyond 2^64, which these are not. */
+    if (b == 0)
+      return 0;
+    if (ref_is_unsigned(t))
+      return wrap(t, op == AG_OP_FLOOR_DIVIDE ? ua / ub : ua % ub);
+    long double q = floorl(a / b);
+    if (a - q * b != 0 && (a - q * b < 0) != (b < 0))
+      q -= 1; /* a / b rounded up past an integer */
+    if (op == AG_OP_REMAINDER)
+      return a - q * b;
+    return q >= 0x1p63L ? wrap(t, 1ull << 63) : wrap(t, (uint64_t)(int64_t)q); /* i64 MIN // -1 is 2^63 */
+  }
+  case AG_OP_BITWISE_AND:
+    return wrap(t, ua & ub);
+  case AG_OP_BITWISE_OR:
+    return wrap(t, ua | ub);
+  case AG_OP_BITWISE_XOR:
+    return wrap(t, ua ^ ub);
+  case AG_OP_LEFT_SHIFT:
+  case AG_OP_RIGHT_SHIFT: {
+    /* numpy takes the count as unsigned of the dtype's width: a negative one is huge. */
+    unsigned bits = 8 * (unsigned)ref_size(t);
+    uint64_t count = bits == 64 ? ub : ub & ((1ull << bits) - 1);
+    if (op == AG_OP_LEFT_SHIFT)
+      return count >= bits ? 0 : wrap(t, ua << count);
+    if (count >= bits)
+      return a < 0 ? -1 : 0;
+    return floorl(a / ldexpl(1, (int)count)); /* arithmetic: rounds toward -inf */
+  }
   case AG_OP_POW:
     break;
   }
   return 0;
 }
 
+/* numpy's float floor division and remainder (npymath's npy_divmod, which follows CPython's
+   float divmod), each step in the operands' precision P: the remainder from fmod, moved to b's
+   sign; the quotient (a - fmod) / b, less one where the remainder moved, snapped to the
+   nearest integer; a zero remainder of b's sign, a zero quotient of a / b's. b == 0: a / b and
+   fmod's NaN. */
+#define REF_DIVMOD(P, SFX)                                                                        \
+  static P divmod_##P(P a, P b, P *rem) {                                                         \
+    P m = fmod##SFX(a, b);                                                                        \
+    if (b == 0) {                                                                                 \
+      *rem = m;                                                                                   \
+      return a / b;                                                                               \
+    }                                                                                             \
+    P q = (a - m) / b;                                                                            \
+    if (m == 0) {                                                                                 \
+      m = copysign##SFX(0, b);                                                                    \
+    } else if (signbit(m) != signbit(b)) {                                                        \
+      m += b;                                                                                     \
+      q -= 1;                                                                                     \
+    }                                                                                             \
+    *rem = m;                                                                                     \
+    if (q == 0)                                                                                   \
+      return copysign##SFX(0, a / b);                                                             \
+    P f = floor##SFX(q);                                                                          \
+    return q - f > (P)0.5 ? f + 1 : f;                                                            \
+  }
+REF_DIVMOD(float, f)
+REF_DIVMOD(double, )
+#undef REF_DIVMOD
+
 static ref_c binary_f32(ag_binary_op op, float a, float b) {
+  float rem;
   switch (op) {
   case AG_OP_ADD:
     return a + b;
@@ -460,11 +545,19 @@ static ref_c binary_f32(ag_binary_op op, float a, float b) {
     return min_nan(a, b);
   case AG_OP_MAXIMUM:
     return max_nan(a, b);
+  case AG_OP_FLOOR_DIVIDE:
+    return divmod_float(a, b, &rem);
+  case AG_OP_REMAINDER:
+    divmod_float(a, b, &rem);
+    return rem;
+  default:
+    break; /* the bitwise operations and shifts: integers (and bool) only */
   }
   return 0;
 }
 
 static ref_c binary_f64(ag_binary_op op, double a, double b) {
+  double rem;
   switch (op) {
   case AG_OP_ADD:
     return a + b;
@@ -480,6 +573,13 @@ static ref_c binary_f64(ag_binary_op op, double a, double b) {
     return min_nan(a, b);
   case AG_OP_MAXIMUM:
     return max_nan(a, b);
+  case AG_OP_FLOOR_DIVIDE:
+    return divmod_double(a, b, &rem);
+  case AG_OP_REMAINDER:
+    divmod_double(a, b, &rem);
+    return rem;
+  default:
+    break; /* the bitwise operations and shifts: integers (and bool) only */
   }
   return 0;
 }
@@ -507,12 +607,29 @@ static ref_c binary_complex(ag_binary_op op, ag_dtype t, ref_c a, ref_c b) {
   return 0;
 }
 
+/* bool takes the bitwise operations as logic. */
+static ref_c binary_bool(ag_binary_op op, bool a, bool b) {
+  switch (op) {
+  case AG_OP_BITWISE_AND:
+    return a && b;
+  case AG_OP_BITWISE_OR:
+    return a || b;
+  case AG_OP_BITWISE_XOR:
+    return a != b;
+  default:
+    break; /* the others refuse bool */
+  }
+  return 0;
+}
+
 void ref_binary(ag_binary_op op, ag_dtype t, const void *a, size_t na, const void *b, size_t nb, size_t n,
                 ref_c *want) {
   for (size_t i = 0; i < n; i++) {
     ref_c x = ref_get(t, a, i % na), y = ref_get(t, b, i % nb);
     if (ref_is_integer(t))
       want[i] = binary_int(op, t, creall(x), creall(y));
+    else if (ref_is_bool(t))
+      want[i] = binary_bool(op, creall(x) != 0, creall(y) != 0);
     else if (t == AG_F32)
       want[i] = binary_f32(op, (float)creall(x), (float)creall(y));
     else if (t == AG_F64)
@@ -781,6 +898,17 @@ ref_tol ref_tol_binary(ag_binary_op op, ag_dtype t) {
        that of b log a (|b log a| <= 5 for the inputs used) times a few ulp: 1e-5 (~80 ulp) and
        1e-14 (~45 ulp). */
     return cx ? by_precision(t, 1e-5, 0, 1e-14, 0) : by_precision(t, 2e-6, 0, 4e-15, 0);
+  case AG_OP_FLOOR_DIVIDE:
+  case AG_OP_REMAINDER:
+    /* fmod is exact, a - fmod(a, b) is a multiple of b and the quotient is snapped to an
+       integer, so a divide within a few ulp (OpenCL's 2.5 in single precision) still gives
+       numpy's integer for the moderate quotients tested. */
+  case AG_OP_BITWISE_AND:
+  case AG_OP_BITWISE_OR:
+  case AG_OP_BITWISE_XOR:
+  case AG_OP_LEFT_SHIFT:
+  case AG_OP_RIGHT_SHIFT:
+    return REF_EXACT;
   }
   return REF_EXACT;
 }
@@ -972,6 +1100,14 @@ ag_array *test_array_from(ag_device *dev, ag_dtype t, int ndim, const size_t *sh
 
 ag_array *test_array_1d(ag_device *dev, ag_dtype t, size_t n, const void *data) {
   return test_array_from(dev, t, 1, &n, data);
+}
+
+ag_array *test_array_shaped(ag_device *dev, ag_dtype t, size_t n, const void *data) {
+  if (n == 1023) {
+    const size_t shape[3] = {3, 11, 31};
+    return data ? test_array_from(dev, t, 3, shape, data) : test_array_new(dev, t, 3, shape);
+  }
+  return data ? test_array_1d(dev, t, n, data) : test_array_new(dev, t, 1, &n);
 }
 
 void *test_array_read(const ag_array *a) {

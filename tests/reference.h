@@ -69,6 +69,21 @@ void ref_put_int64(ag_dtype t, void *p, size_t i, int64_t v);
 /* ---- elementwise references ------------------------------------------------------------------- */
 
 /* Whether ops.h gives the operation a meaning on dtype @p t. */
+/* The named functions of the binary operations, as the elementwise and arith suites list them:
+   an entry per operation with its array, scalar and reversed scalar forms. */
+typedef ag_status (*binary_fn)(ag_queue *, const ag_array *, const ag_array *, ag_array *);
+typedef ag_status (*scalar_fn)(ag_queue *, const ag_array *, double, ag_array *);
+typedef ag_status (*scalar_r_fn)(ag_queue *, double, const ag_array *, ag_array *);
+typedef struct binary_entry {
+  ag_binary_op op;
+  const char *name;
+  binary_fn fn;
+  const char *scalar_name;
+  scalar_fn scalar;
+  const char *scalar_r_name;
+  scalar_r_fn scalar_r; /* s op x; NULL where s op x = x op s */
+} binary_entry;
+
 bool ref_unary_takes(ag_unary_op op, ag_dtype t);
 bool ref_binary_takes(ag_binary_op op, ag_dtype t);
 /* The dtype of op(x) for x of dtype @p t (abs, real and imag of complex give the real dtype). */
@@ -169,6 +184,10 @@ void ref_check_refused(ag_status got, ag_status want, ag_status also, const char
   ref_check_refused((expr), (want), (also), #expr, (fn), (const char *const[]){__VA_ARGS__, NULL})
 
 /* ---- arrays -------------------------------------------------------------------------------------- */
+
+/* A 1-D array of @p n elements, or for 1023 elements a 3-D one (3 x 11 x 31), so that the
+   operation suites cover several ndims; holding @p data, or uninitialised when it is NULL. */
+ag_array *test_array_shaped(ag_device *dev, ag_dtype t, size_t n, const void *data);
 
 /* A new uninitialised array, ck_asserting success. */
 ag_array *test_array_new(ag_device *dev, ag_dtype t, int ndim, const size_t *shape);

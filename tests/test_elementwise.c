@@ -21,9 +21,6 @@ static const size_t sizes[] = {1, 7, 1023, (1u << 16) + 3};
 enum { NSIZES = sizeof sizes / sizeof sizes[0] };
 
 typedef ag_status (*unary_fn)(ag_queue *, const ag_array *, ag_array *);
-typedef ag_status (*binary_fn)(ag_queue *, const ag_array *, const ag_array *, ag_array *);
-typedef ag_status (*scalar_fn)(ag_queue *, const ag_array *, double, ag_array *);
-typedef ag_status (*scalar_r_fn)(ag_queue *, double, const ag_array *, ag_array *);
 
 typedef struct unary_entry {
   ag_unary_op op;
@@ -38,16 +35,6 @@ static const unary_entry unaries[] = {
     {AG_OP_CONJ, "ag_conj", ag_conj}, {AG_OP_REAL, "ag_real", ag_real},       {AG_OP_IMAG, "ag_imag", ag_imag},
 };
 enum { NUNARY = sizeof unaries / sizeof unaries[0] };
-
-typedef struct binary_entry {
-  ag_binary_op op;
-  const char *name;
-  binary_fn fn;
-  const char *scalar_name;
-  scalar_fn scalar;
-  const char *scalar_r_name;
-  scalar_r_fn scalar_r; /* s op x; NULL where s op x = x op s */
-} binary_entry;
 
 static const binary_entry binaries[] = {
     {AG_OP_ADD, "ag_add", ag_add, "ag_add_scalar", ag_add_scalar, NULL, NULL},
@@ -143,15 +130,6 @@ static void binary_inputs(ag_binary_op op, ag_dtype t, size_t n, uint64_t seed, 
   }
 }
 
-/* A 1-D array, or for 1023 elements a 3-D one (3 x 11 x 31), so several ndims are covered. */
-static ag_array *shaped(ag_device *dev, ag_dtype t, size_t n, const void *data) {
-  if (n == 1023) {
-    const size_t shape[3] = {3, 11, 31};
-    return data ? test_array_from(dev, t, 3, shape, data) : test_array_new(dev, t, 3, shape);
-  }
-  return data ? test_array_1d(dev, t, n, data) : test_array_new(dev, t, 1, &n);
-}
-
 /* ---- unary --------------------------------------------------------------------------------------- */
 
 static void check_unary(ag_device *dev, const unary_entry *u, ag_dtype t, size_t n, uint64_t seed) {
@@ -159,7 +137,7 @@ static void check_unary(ag_device *dev, const unary_entry *u, ag_dtype t, size_t
     return;
   ag_dtype ot = ref_unary_out_dtype(u->op, t);
   void *x = unary_input(u->op, t, n, seed);
-  ag_array *ax = shaped(dev, t, n, x), *out = shaped(dev, ot, n, NULL);
+  ag_array *ax = test_array_shaped(dev, t, n, x), *out = test_array_shaped(dev, ot, n, NULL);
   ref_check_ok(u->fn(NULL, ax, out), "%s on %zu %s elements", u->name, n, ref_name(t));
   void *got = test_array_read(out);
   ref_c *want = test_alloc(n * sizeof *want);
@@ -255,7 +233,8 @@ static void check_binary(ag_device *dev, const binary_entry *e, ag_dtype t, size
     return;
   void *a, *b;
   binary_inputs(e->op, t, n, seed, &a, &b);
-  ag_array *aa = shaped(dev, t, n, a), *ab = shaped(dev, t, n, b), *out = shaped(dev, t, n, NULL);
+  ag_array *aa = test_array_shaped(dev, t, n, a), *ab = test_array_shaped(dev, t, n, b);
+  ag_array *out = test_array_shaped(dev, t, n, NULL);
   ref_check_ok(e->fn(NULL, aa, ab, out), "%s on %zu %s elements", e->name, n, ref_name(t));
   void *got = test_array_read(out);
   ref_c *want = test_alloc(n * sizeof *want);
@@ -359,7 +338,7 @@ static void check_scalar_case(ag_device *dev, const binary_entry *e, ag_dtype t,
   free(unused);
   if (reversed && e->op == AG_OP_POW && ref_is_float(t)) /* s ** x: exponents in [-4, 4] */
     ref_random(t, x, n, seed + 7, -4, 4);
-  ag_array *ax = shaped(dev, t, n, x), *out = shaped(dev, t, n, NULL);
+  ag_array *ax = test_array_shaped(dev, t, n, x), *out = test_array_shaped(dev, t, n, NULL);
   ag_status st = reversed ? e->scalar_r(NULL, s, ax, out) : e->scalar(NULL, ax, s, out);
   ref_check_ok(st, "%s with %g on %zu %s elements", reversed ? e->scalar_r_name : e->name, s, n, ref_name(t));
   unsigned char sv[16];
@@ -843,7 +822,8 @@ START_TEST(axpby_computes_alpha_x_plus_beta_y) {
       void *x = test_alloc(n * ref_size(t)), *y = test_alloc(n * ref_size(t));
       ref_random(t, x, n, 70u + (unsigned)s, -10, 10);
       ref_random(t, y, n, 80u + (unsigned)s, -10, 10);
-      ag_array *ax = shaped(dev, t, n, x), *ay = shaped(dev, t, n, y), *out = shaped(dev, t, n, NULL);
+      ag_array *ax = test_array_shaped(dev, t, n, x), *ay = test_array_shaped(dev, t, n, y);
+      ag_array *out = test_array_shaped(dev, t, n, NULL);
       ref_c *want = test_alloc(n * sizeof *want);
       long double *scale = test_alloc(n * sizeof *scale);
       for (int j = 0; j < 3; j++) {
@@ -900,7 +880,7 @@ START_TEST(clamp_limits_to_the_range_and_keeps_nan) {
         ref_put(t, x, 4, rlo); /* the bounds themselves */
         ref_put(t, x, 5, rhi);
       }
-      ag_array *ax = shaped(dev, t, n, x), *out = shaped(dev, t, n, NULL);
+      ag_array *ax = test_array_shaped(dev, t, n, x), *out = test_array_shaped(dev, t, n, NULL);
       ref_check_ok(ag_clamp(NULL, ax, rlo, rhi, out), "ag_clamp on %zu %s", n, ref_name(t));
       ref_c *want = test_alloc(n * sizeof *want);
       ref_clamp(t, x, rlo, rhi, n, want);
@@ -946,8 +926,9 @@ START_TEST(where_picks_a_where_cond_is_nonzero) {
       void *a = test_alloc(n * ref_size(t)), *b = test_alloc(n * ref_size(t));
       test_fill_bytes(a, n * ref_size(t), 110u + (unsigned)s); /* any bits: a selection copies them */
       test_fill_bytes(b, n * ref_size(t), 120u + (unsigned)s);
-      ag_array *ac = shaped(dev, AG_U8, n, cond), *aa = shaped(dev, t, n, a), *ab = shaped(dev, t, n, b);
-      ag_array *out = shaped(dev, t, n, NULL);
+      ag_array *ac = test_array_shaped(dev, AG_U8, n, cond), *aa = test_array_shaped(dev, t, n, a);
+      ag_array *ab = test_array_shaped(dev, t, n, b);
+      ag_array *out = test_array_shaped(dev, t, n, NULL);
       ref_check_ok(ag_where(NULL, ac, aa, ab, out), "ag_where on %zu %s", n, ref_name(t));
       unsigned char *want = test_alloc(n * ref_size(t)), *got = test_array_read(out);
       for (size_t i = 0; i < n; i++)
@@ -989,7 +970,7 @@ START_TEST(soft_threshold_shrinks_toward_zero) {
       size_t n = sizes[s];
       void *v = test_alloc(n * ref_size(t));
       ref_random(t, v, n, 130u + (unsigned)s, -2, 2);
-      ag_array *av = shaped(dev, t, n, v), *out = shaped(dev, t, n, NULL);
+      ag_array *av = test_array_shaped(dev, t, n, v), *out = test_array_shaped(dev, t, n, NULL);
       ref_c *want = test_alloc(n * sizeof *want);
       long double *scale = test_alloc(n * sizeof *scale);
       for (size_t i = 0; i < n; i++)
@@ -1729,7 +1710,8 @@ static void check_mask(ag_array *out, const unsigned char *want, size_t n, const
 
 static void check_comparison(ag_device *dev, ag_compare_op op, ag_dtype t, size_t n, uint64_t seed) {
   void *a = compare_input(t, n, seed), *b = compare_input(t, n, seed + 1);
-  ag_array *aa = shaped(dev, t, n, a), *ab = shaped(dev, t, n, b), *out = shaped(dev, AG_U8, n, NULL);
+  ag_array *aa = test_array_shaped(dev, t, n, a), *ab = test_array_shaped(dev, t, n, b);
+  ag_array *out = test_array_shaped(dev, AG_U8, n, NULL);
   ref_check_ok(ag_compare(NULL, op, aa, ab, out), "ag_compare %s on %zu %s elements", compare_names[op], n,
                ref_name(t));
   unsigned char *want = test_alloc(n);
@@ -1941,7 +1923,7 @@ START_TEST(scalar_comparisons_match_the_reference) {
     if (!test_dtype_runs(dev, t))
       continue;
     void *x = compare_input(t, n, 600u + (unsigned)k);
-    ag_array *ax = shaped(dev, t, n, x), *out = shaped(dev, AG_U8, n, NULL);
+    ag_array *ax = test_array_shaped(dev, t, n, x), *out = test_array_shaped(dev, AG_U8, n, NULL);
     size_t ns = ref_is_integer(t)   ? sizeof int_scalars / sizeof int_scalars[0]
                 : ref_is_complex(t) ? sizeof cplx_scalars / sizeof cplx_scalars[0]
                                     : sizeof float_scalars / sizeof float_scalars[0];

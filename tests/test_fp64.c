@@ -81,7 +81,7 @@ static const char *const calls[] = {
     "ag_nrm2",  "ag_sum c128", "ag_nrm2 c128", "ag_sum i32 into f64", "ag_mean i32 into f64",
     "ag_gemm",  "ag_gemm_complex", "ag_gemv", "ag_axpy",     "ag_scal",         "ag_blas_dot", "ag_blas_nrm2",
     "ag_fft",   "ag_ifft",   "ag_rfft",   "ag_irfft",        "ag_fftshift",     "ag_ifftshift",
-    "ag_compare", "ag_compare c128", "ag_compare_scalar",
+    "ag_compare", "ag_compare c128", "ag_compare_scalar", "ag_floor_divide", "ag_remainder_scalar_r",
 };
 enum { NCALLS = sizeof calls / sizeof calls[0] };
 
@@ -148,6 +148,8 @@ static ag_status run(int k, operands *o) {
   case 57: return ag_compare(NULL, AG_CMP_LT, d[0], d[1], o->cond);
   case 58: return ag_compare(NULL, AG_CMP_EQ, z[0], z[1], o->cond);
   case 59: return ag_compare_scalar(NULL, AG_CMP_GE, d[0], 2.5, 0, true, o->cond);
+  case 60: return ag_floor_divide(NULL, d[0], d[1], d[2]);
+  case 61: return ag_remainder_scalar_r(NULL, 2.5, d[0], d[1]);
   }
   ck_abort_msg("no call number %d", k);
   return AG_ERR_INVALID_ARGUMENT;

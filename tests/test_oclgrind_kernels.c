@@ -1,5 +1,6 @@
 /* tests/test_oclgrind_kernels.c — every kernel of the elementwise, reduce and sparse families,
-   and the template-matching kernels of the template family,
+   the arith family's on one dtype of each kind, and the template-matching kernels of the
+   template family,
    launched at small sizes inside Oclgrind's simulator through tests/oclgrind-run.py, which fails
    the run when Oclgrind reports a data race, an uninitialised value, an access outside a buffer
    or an API error. Every result is also compared with the host references (reference.c,
@@ -166,6 +167,36 @@ START_TEST(binary_operations_match_the_reference_in_all_five_forms) {
       if (ref_binary_takes(op, t))
         for (form f = SAME; f <= RSCALAR; f++)
           check_binary_form(dev, op, names[op], t, f, 1000u * (unsigned)k + 10u * op + f);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
+/* The arith family's operations in all five forms on one dtype of each kind they take (i8's
+   division runs through 32-bit magnitudes, u64 is the widest, f32 the float, bool the logic),
+   and ag_bitwise_invert on i8 and bool. */
+START_TEST(arith_operations_match_the_reference_in_all_five_forms) {
+  ag_device *dev = oclgrind_device(_i);
+  static const char *const names[] = {"floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+                                      "bitwise_left_shift", "bitwise_right_shift"};
+  const ag_dtype dtypes[] = {AG_I8, AG_U64, AG_F32, AG_BOOL};
+  for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+    ag_dtype t = dtypes[k];
+    for (ag_binary_op op = AG_OP_FLOOR_DIVIDE; op <= AG_OP_RIGHT_SHIFT; op++)
+      if (ref_binary_takes(op, t))
+        for (form f = SAME; f <= RSCALAR; f++)
+          check_binary_form(dev, op, names[op - AG_OP_FLOOR_DIVIDE], t, f, 50000u + 1000u * k + 10u * op + f);
+    if (!ref_unary_takes(AG_OP_BITWISE_INVERT, t) || t == AG_U64)
+      continue;
+    void *x = input(t, N, 60000u + k, ANY);
+    ag_array *ax = oclgrind_operand(dev, t, 2, shape2, x), *out = test_array_new(dev, t, 2, shape2);
+    ref_check_ok(ag_bitwise_invert(NULL, ax, out), "ag_bitwise_invert of %s", ref_name(t));
+    ref_c *want = test_alloc(N * sizeof *want);
+    ref_unary(AG_OP_BITWISE_INVERT, t, x, N, want);
+    check_out(out, t, want, NULL, N, REF_EXACT, "bitwise_invert");
+    free(want);
+    free(x);
+    oclgrind_keep(ax);
   }
   oclgrind_free_kept();
 }
@@ -597,6 +628,8 @@ void suite_build(Suite *s, const char *backend) {
                   unary_operations_match_the_reference_on_every_dtype);
   add_device_test(s, "binary operations match the reference in all five forms",
                   binary_operations_match_the_reference_in_all_five_forms);
+  add_device_test(s, "arith operations match the reference in all five forms",
+                  arith_operations_match_the_reference_in_all_five_forms);
   add_device_test(s, "a grid-stride loop takes further steps when elements outnumber work-items",
                   a_grid_stride_loop_takes_further_steps_when_elements_outnumber_work_items);
   add_device_test(s, "axpby, soft threshold, clamp, where and comparisons match the reference",

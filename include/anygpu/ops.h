@@ -46,6 +46,7 @@ typedef enum ag_unary_op {
   AG_OP_CONJ,   /* complex conjugate           complex (real: a copy) */
   AG_OP_REAL,   /* real part -> real out       complex (real: a copy) */
   AG_OP_IMAG,   /* imaginary part -> real out  complex (real: zeros) */
+  AG_OP_BITWISE_INVERT, /* ~x; bool: logical not    integers, bool */
 } ag_unary_op;
 
 /** out = op(x). out has x's shape, and x's dtype except where noted (abs, real and imag of a
@@ -64,6 +65,10 @@ AG_API ag_status ag_sign(ag_queue *q, const ag_array *x, ag_array *out);
 AG_API ag_status ag_conj(ag_queue *q, const ag_array *x, ag_array *out);
 AG_API ag_status ag_real(ag_queue *q, const ag_array *x, ag_array *out);
 AG_API ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out);
+/** out = ~x: every bit flipped (two's complement: ~x is -x - 1 for signed x, 255 - x for u8);
+    bool x gives its logical not, as numpy.invert does. Integers and bool; floats and complex
+    are AG_ERR_UNSUPPORTED. */
+AG_API ag_status ag_bitwise_invert(ag_queue *q, const ag_array *x, ag_array *out);
 
 /* ---- elementwise, two inputs ------------------------------------------------------------ */
 
@@ -75,6 +80,14 @@ typedef enum ag_binary_op {
   AG_OP_POW,     /* float, complex */
   AG_OP_MINIMUM, /* real dtypes; NaN if either is NaN */
   AG_OP_MAXIMUM, /* real dtypes; NaN if either is NaN */
+  /* numpy's answers for every operand (docs/operations.md says each):        */
+  AG_OP_FLOOR_DIVIDE, /* floor(a / b)    integers, f32, f64 */
+  AG_OP_REMAINDER,    /* a - floor(a / b) * b, of b's sign   integers, f32, f64 */
+  AG_OP_BITWISE_AND,  /* a & b; bool: logical and    integers, bool */
+  AG_OP_BITWISE_OR,   /* a | b; bool: logical or     integers, bool */
+  AG_OP_BITWISE_XOR,  /* a ^ b; bool: logical xor    integers, bool */
+  AG_OP_LEFT_SHIFT,   /* a << b          integers */
+  AG_OP_RIGHT_SHIFT,  /* a >> b, arithmetic for signed a   integers */
 } ag_binary_op;
 
 /** out = a op b. a, b and out have one dtype. Shapes broadcast as numpy's ({3, 1} with {1, 4}
@@ -96,6 +109,29 @@ AG_API ag_status ag_pow(ag_queue *q, const ag_array *a, const ag_array *b, ag_ar
 AG_API ag_status ag_minimum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
 AG_API ag_status ag_maximum(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
 
+/** Floor division and remainder, as numpy.floor_divide and numpy.remainder (Python's // and
+    %): a == floor_divide(a, b) * b + remainder(a, b), the remainder of b's sign (or 0).
+    Integers: x // 0 and x % 0 are 0 (numpy's answer, where C traps); INT_MIN // -1 wraps to
+    INT_MIN and INT_MIN % -1 is 0. f32 and f64: numpy's npy_divmod, the remainder from fmod
+    moved to b's sign and the quotient snapped to an integer; a zero remainder has b's sign, a
+    zero quotient the sign of a / b; x // 0 is a / b (inf, or NaN for 0 and NaN) and x % 0 is
+    NaN; a % inf is a for a of inf's sign, else inf (numpy: 5 % inf is 5, -5 % inf is inf).
+    bool and complex are AG_ERR_UNSUPPORTED. */
+AG_API ag_status ag_floor_divide(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_remainder(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+/** Bitwise and, or, xor of integers; of bool, logical and, or, xor (bool out). Floats and
+    complex are AG_ERR_UNSUPPORTED. */
+AG_API ag_status ag_bitwise_and(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_bitwise_or(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_bitwise_xor(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+/** a shifted by b bits, integers only (bool, floats and complex are AG_ERR_UNSUPPORTED), as
+    numpy.left_shift and numpy.right_shift: the left shift wraps (u8 255 << 1 is 254, i8 1 << 7
+    is -128); the right shift of signed a is arithmetic (-8 >> 1 is -4). numpy takes the count
+    as unsigned, so a count of the width or more, and any negative count, shifts every bit out:
+    the result is 0, or -1 for negative a shifted right. */
+AG_API ag_status ag_bitwise_left_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_bitwise_right_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+
 /* x op s with a real scalar; the _r forms compute s op x (numpy's 2 - x, 1 / x, 2 ** x). */
 AG_API ag_status ag_add_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
 AG_API ag_status ag_sub_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
@@ -107,6 +143,17 @@ AG_API ag_status ag_maximum_scalar(ag_queue *q, const ag_array *x, double s, ag_
 AG_API ag_status ag_sub_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
 AG_API ag_status ag_div_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
 AG_API ag_status ag_pow_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+AG_API ag_status ag_floor_divide_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_remainder_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_bitwise_and_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_bitwise_or_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_bitwise_xor_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_bitwise_left_shift_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_bitwise_right_shift_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);
+AG_API ag_status ag_floor_divide_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+AG_API ag_status ag_remainder_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+AG_API ag_status ag_bitwise_left_shift_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
+AG_API ag_status ag_bitwise_right_shift_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
 
 /* ---- fused and selection ---------------------------------------------------------------- */
 

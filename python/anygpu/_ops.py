@@ -10,7 +10,8 @@ float32, float64, complex64, complex128), with these differences:
 - an integer array with a float scalar, true division of integers, and sqrt/exp/log/sin/cos of
   integers give float64 (numpy gives float16 or float32 for small integer types); with a
   complex scalar, complex128. On a device without double precision that is UnsupportedError;
-- bool arrays take comparisons, where, astype and copies, not arithmetic (numpy's bool + bool
+- bool arrays take comparisons, where, astype, copies and &, |, ^ and ~ (as logic), not arithmetic
+  or shifts (numpy's bool + bool
   is a logical or): UnsupportedError;
 - integer sums over every element (axis=None) come as a Python int, wrapped as numpy's int64
   or uint64 total is (means of integers: that total over the count; dot and vdot of integer
@@ -34,6 +35,8 @@ from ._lib import DTYPES, InvalidArgumentError, c_size_p, error, fn, named
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "power", "minimum", "maximum",
+    "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert",
+    "bitwise_left_shift", "bitwise_right_shift",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "negative", "abs", "absolute", "sqrt", "exp", "log", "sin", "cos", "square", "sign",
     "conj", "conjugate", "real", "imag", "where", "clip",
@@ -86,8 +89,14 @@ _compare = fn("ag_compare", [_p, _i, _p, _p, _p])
 _compare_scalar = fn("ag_compare_scalar", [_p, _i, _p, _d, _d, _b, _p])
 
 AXIS_ALL = -1
-UNARY = ["negative", "abs", "sqrt", "exp", "log", "sin", "cos", "square", "sign", "conj", "real", "imag"]
-BINARY = ["add", "subtract", "multiply", "divide", "power", "minimum", "maximum"]
+# In the order of ag_unary_op and ag_binary_op (anygpu/ops.h): a name's index is its op's value.
+UNARY = ["negative", "abs", "sqrt", "exp", "log", "sin", "cos", "square", "sign", "conj", "real", "imag",
+         "bitwise_invert"]
+BINARY = ["add", "subtract", "multiply", "divide", "power", "minimum", "maximum",
+          "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
+          "bitwise_left_shift", "bitwise_right_shift"]
+# The operations that take bool operands as logic, and so Python's True and False as scalars.
+_LOGICAL = ("bitwise_and", "bitwise_or", "bitwise_xor")
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 _INT_KINDS = "ui"
 _DOUBLE = ("float64", "complex128")
@@ -161,7 +170,9 @@ def _pair(a, b, who, op=None, out_dtype=None):
             raise error("AG_ERR_INVALID_ARGUMENT", "%s: neither operand is an anygpu Array" % who)
         a, b, swapped = b, a, True
     dev = a.device
-    if _is_scalar(b):
+    if op in _LOGICAL and isinstance(b, (bool, numpy.bool_)):
+        dt = a.dtype  # numpy 1.24: bool with anything is the other; with bool, bool
+    elif _is_scalar(b):
         if op in COMPARE and not isinstance(b, (complex, numpy.complexfloating)):
             dt = a.dtype
         else:
@@ -302,10 +313,37 @@ def _make(name, public=None):
     return f
 
 
-negative, abs, sqrt, exp, log, sin, cos, square, sign, conj, real, imag = map(_make, UNARY)
-add, subtract, multiply, divide, power, minimum, maximum = map(_make, BINARY)
+negative, abs, sqrt, exp, log, sin, cos, square, sign, conj, real, imag, bitwise_invert = map(_make, UNARY)
+(add, subtract, multiply, divide, power, minimum, maximum, floor_divide, remainder, bitwise_and, bitwise_or,
+ bitwise_xor, bitwise_left_shift, bitwise_right_shift) = map(_make, BINARY)
 equal, not_equal, less, less_equal, greater, greater_equal = map(_make, COMPARE)
 absolute, conjugate, true_divide = _make("abs", "absolute"), _make("conj", "conjugate"), _make("divide", "true_divide")
+floor_divide.__doc__ = """Elementwise a // b of Arrays and scalars, as numpy.floor_divide: the quotient rounded
+toward -inf. Integers: x // 0 is 0 and INT_MIN // -1 wraps to INT_MIN, as numpy gives (numpy
+also warns; anygpu does not). float32 and float64: numpy's algorithm (fmod, the remainder moved
+to b's sign, the quotient snapped to an integer), so the values are numpy's exactly: x // 0 is
++-inf, or NaN for 0 // 0 and NaN operands; a zero quotient has the sign of a / b (-0.0 // 1 is
+-0.0). bool and complex operands are UnsupportedError. Shapes broadcast as numpy's."""
+remainder.__doc__ = """Elementwise a % b of Arrays and scalars, as numpy.remainder (Python's %): the
+remainder of b's sign, a == (a // b) * b + a % b. Integers: x % 0 is 0 and INT_MIN % -1 is 0.
+float32 and float64: fmod moved to b's sign, numpy's values exactly: x % 0 is NaN, a zero
+remainder has b's sign (6.0 % -3 is -0.0), 5 % inf is 5 and -5 % inf is inf. bool and complex
+operands are UnsupportedError. Shapes broadcast as numpy's."""
+for _f, _sym in ((bitwise_and, "&"), (bitwise_or, "|"), (bitwise_xor, "^")):
+    _f.__doc__ = """Elementwise a %s b of integer or bool Arrays and scalars, as numpy.%s: bitwise on
+integers, logical on bool (True and False are taken as scalars). Float and complex operands are
+UnsupportedError. Shapes broadcast as numpy's.""" % (_sym, _f.__name__)
+bitwise_left_shift.__doc__ = """Elementwise a << b of integer Arrays and scalars, as numpy.left_shift: the bits
+shifted out are lost and the result wraps in a's dtype (uint8 255 << 1 is 254, int8 1 << 7 is
+-128). numpy takes the count as unsigned, so a count of the width or more, or a negative one,
+gives 0. bool, float and complex operands are UnsupportedError."""
+bitwise_right_shift.__doc__ = """Elementwise a >> b of integer Arrays and scalars, as numpy.right_shift:
+arithmetic for signed a (-8 >> 1 is -4). A count of the width or more, or a negative one (numpy
+takes it as unsigned), gives 0, or -1 for negative a. bool, float and complex operands are
+UnsupportedError."""
+bitwise_invert.__doc__ = """Elementwise ~x, as numpy.invert: every bit flipped for integers (~x is -x - 1
+for signed x, 255 - x for uint8), logical not for bool. Float and complex x are
+UnsupportedError."""
 
 
 def where(cond, a, b):
@@ -1070,7 +1108,9 @@ def _operators():
 
     ops = {}
     for dunder, name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("truediv", "divide"),
-                         ("pow", "power")):
+                         ("pow", "power"), ("floordiv", "floor_divide"), ("mod", "remainder"),
+                         ("and", "bitwise_and"), ("or", "bitwise_or"), ("xor", "bitwise_xor"),
+                         ("lshift", "bitwise_left_shift"), ("rshift", "bitwise_right_shift")):
         ops["__%s__" % dunder] = binop(name)
         ops["__r%s__" % dunder] = binop(name, True)
         ops["__i%s__" % dunder] = inplace(name)
@@ -1079,6 +1119,7 @@ def _operators():
         ops["__%s__" % dunder] = binop(name)
     ops.update({
         "__neg__": method(negative), "__abs__": method(abs), "__pos__": lambda self: self,
+        "__invert__": method(bitwise_invert),
         "__matmul__": method(matmul), "__rmatmul__": lambda self, other: matmul(other, self),
         "__getitem__": method(_getitem), "__setitem__": method(_setitem), "item": method(_item),
         "__bool__": lambda self: bool(_item(self)), "__float__": lambda self: float(_item(self)),

@@ -100,9 +100,14 @@ for name in _ops.BINARY + _ops.COMPARE + ["true_divide"]:
     case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f(f32(d), "x"),
          lambda d, f=getattr(anygpu, name): f(None, f32(d)))
     case("anygpu." + name, MISMATCH, lambda d, f=getattr(anygpu, name): f(f32(d), f32(d, (4,))))
-    if name not in _ops.COMPARE:  # bool takes comparisons, not arithmetic
+    if name not in _ops.COMPARE and name not in _ops._LOGICAL:  # bool takes comparisons and logic, not arithmetic
         case("anygpu." + name, UNSUPPORTED,
              lambda d, f=getattr(anygpu, name): f(anygpu.ones(2, "bool", d), anygpu.ones(2, "bool", d)))
+for name in _ops._LOGICAL + ("bitwise_left_shift", "bitwise_right_shift", "bitwise_invert"):  # integers only
+    case("anygpu." + name, UNSUPPORTED,
+         lambda d, f=getattr(anygpu, name), k=1 + (name != "bitwise_invert"): f(*(f32(d),) * k))
+case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
+case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):
     case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d), c64(d)))
 case("anygpu.power", UNSUPPORTED, lambda d: anygpu.power(i32(d), i32(d)))
@@ -137,7 +142,7 @@ case("anygpu.matmul", UNSUPPORTED, lambda d: anygpu.matmul(f32(d, (3,)), f32(d, 
 case("anygpu.matmul", INVALID, lambda d: anygpu.matmul(f32(d), 2.0))
 
 # ---- the Array's methods and operators ----
-for dunder in ("add", "sub", "mul", "truediv", "pow"):
+for dunder in ("add", "sub", "mul", "truediv", "pow", "floordiv", "mod", "and", "or", "xor", "lshift", "rshift"):
     for form in ("__%s__", "__r%s__", "__i%s__"):
         method = form % dunder
         case("anygpu.Array." + method, INVALID, lambda d, m=method: getattr(f32(d), m)("x"))
@@ -151,6 +156,7 @@ case("anygpu.Array.__iadd__", UNSUPPORTED, lambda d: i32(d).__iadd__(1.5))
 case("anygpu.Array.__matmul__", MISMATCH, lambda d: f32(d) @ f32(d))
 case("anygpu.Array.__rmatmul__", MISMATCH, lambda d: f32(d).__rmatmul__(f32(d)))
 case("anygpu.Array.__neg__", UNSUPPORTED, lambda d: -anygpu.ones(2, "uint8", d))
+case("anygpu.Array.__invert__", UNSUPPORTED, lambda d: ~f32(d))
 case("anygpu.Array.__getitem__", RANGE, lambda d: f32(d)[5], lambda d: f32(d)[0, 0, 0])
 case("anygpu.Array.__getitem__", UNSUPPORTED, lambda d: f32(d)[[0]], lambda d: f32(d)[f32(d) > 0])
 case("anygpu.Array.__getitem__", INVALID, lambda d: f32(d)[::0], lambda d: f32(d)[..., ...], lambda d: f32(d)[1.5:],
