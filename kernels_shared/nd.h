@@ -96,29 +96,39 @@
    16: a 4096 x 4096 float32 transpose on the host ran at 8.6 GB/s, against 6.6 with 32 and 6.1
    with 64. */
 #define AG_TILE 16
+/* The strided family's tiles (kernels_shared/strided.h), which go through private copies of
+   the operands: 32 x 32 elements. */
+#define AG_TILE_STAGED 32
+/* Declares, for item ITEM of walk ND cut into EDGE x EDGE tiles of its last two axes: rows_
+   and cols_ (those axes' lengths), rlo_ and clo_ (the tile's first row and column), each
+   operand k's first element b<k>_ at the tile's position of the axes before the last two,
+   and its steps r<k>_ and c<k>_ along the tile's rows and columns. */
+#define AG_TILE_AT(ND, ITEM, EDGE)                                                                 \
+  const int l_ = AG_ND_NDIM(ND) - 1;                                                               \
+  const ag_u64 rows_ = AG_ND_SHAPE(ND, l_ - 1), cols_ = AG_ND_SHAPE(ND, l_);                       \
+  const ag_u64 tr_n_ = (rows_ + (EDGE) - 1) / (EDGE), tc_n_ = (cols_ + (EDGE) - 1) / (EDGE);       \
+  ag_u64 t_ = (ITEM);                                                                              \
+  const ag_u64 tc_ = t_ % tc_n_;                                                                   \
+  t_ /= tc_n_;                                                                                     \
+  const ag_u64 tr_ = t_ % tr_n_;                                                                   \
+  t_ /= tr_n_;                                                                                     \
+  ag_i64 b0_ = 0, b1_ = 0, b2_ = 0;                                                                \
+  for (int d_ = l_ - 2; d_ >= 0; d_--) {                                                           \
+    const ag_u64 q_ = t_ / AG_ND_SHAPE(ND, d_);                                                    \
+    const ag_u64 at_ = t_ - q_ * AG_ND_SHAPE(ND, d_);                                              \
+    t_ = q_;                                                                                       \
+    b0_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 0, d_);                                                  \
+    b1_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 1, d_);                                                  \
+    b2_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 2, d_);                                                  \
+  }                                                                                                \
+  const ag_i64 r0_ = AG_ND_STRIDE(ND, 0, l_ - 1), c0_ = AG_ND_STRIDE(ND, 0, l_);                   \
+  const ag_i64 r1_ = AG_ND_STRIDE(ND, 1, l_ - 1), c1_ = AG_ND_STRIDE(ND, 1, l_);                   \
+  const ag_i64 r2_ = AG_ND_STRIDE(ND, 2, l_ - 1), c2_ = AG_ND_STRIDE(ND, 2, l_);                   \
+  const ag_u64 rlo_ = tr_ * (EDGE), clo_ = tc_ * (EDGE);
+
 #define AG_TILE_RUN(ND, ITEM, ...)                                                                 \
   {                                                                                                \
-    const int l_ = AG_ND_NDIM(ND) - 1;                                                             \
-    const ag_u64 rows_ = AG_ND_SHAPE(ND, l_ - 1), cols_ = AG_ND_SHAPE(ND, l_);                     \
-    const ag_u64 tr_n_ = (rows_ + AG_TILE - 1) / AG_TILE, tc_n_ = (cols_ + AG_TILE - 1) / AG_TILE; \
-    ag_u64 t_ = (ITEM);                                                                            \
-    const ag_u64 tc_ = t_ % tc_n_;                                                                 \
-    t_ /= tc_n_;                                                                                   \
-    const ag_u64 tr_ = t_ % tr_n_;                                                                 \
-    t_ /= tr_n_;                                                                                   \
-    ag_i64 b0_ = 0, b1_ = 0, b2_ = 0;                                                              \
-    for (int d_ = l_ - 2; d_ >= 0; d_--) {                                                         \
-      const ag_u64 q_ = t_ / AG_ND_SHAPE(ND, d_);                                                  \
-      const ag_u64 at_ = t_ - q_ * AG_ND_SHAPE(ND, d_);                                            \
-      t_ = q_;                                                                                     \
-      b0_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 0, d_);                                                \
-      b1_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 1, d_);                                                \
-      b2_ += (ag_i64)at_ * AG_ND_STRIDE(ND, 2, d_);                                                \
-    }                                                                                              \
-    const ag_i64 r0_ = AG_ND_STRIDE(ND, 0, l_ - 1), c0_ = AG_ND_STRIDE(ND, 0, l_);                 \
-    const ag_i64 r1_ = AG_ND_STRIDE(ND, 1, l_ - 1), c1_ = AG_ND_STRIDE(ND, 1, l_);                 \
-    const ag_i64 r2_ = AG_ND_STRIDE(ND, 2, l_ - 1), c2_ = AG_ND_STRIDE(ND, 2, l_);                 \
-    const ag_u64 rlo_ = tr_ * AG_TILE, clo_ = tc_ * AG_TILE;                                       \
+    AG_TILE_AT(ND, ITEM, AG_TILE)                                                                  \
     const ag_u64 rhi_ = rows_ - rlo_ < AG_TILE ? rows_ : rlo_ + AG_TILE;                           \
     const ag_u64 chi_ = cols_ - clo_ < AG_TILE ? cols_ : clo_ + AG_TILE;                           \
     for (ag_u64 r_ = rlo_; r_ < rhi_; r_++) {                                                      \

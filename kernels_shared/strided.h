@@ -5,8 +5,8 @@
    stand-in first. Expanded once per dtype (AG_TC, variant.h), with the element functions of
    kernels_shared/element.h. Each operation in two forms: ag_<op>_<dtype>_nd walks the shape
    in C order (kernels_shared/nd.h, AG_ND_RUN), and ag_<op>_<dtype>_tiles, for CPU devices,
-   takes an item per tile of the last two axes (AG_TILE_RUN) when the operands step along
-   different axes. */
+   takes an item per AG_TILE_STAGED x AG_TILE_STAGED tile of the last two axes (below) when
+   the operands step along different axes. */
 
 /* out = a op b over a walk of three operands: 0 is out, 1 is a, 2 is b (src/strided.c). */
 #define AG_SHAPE_BINARY_ND(A, V, B, T1, T2, T3) A(const T1, a) A(const T1, b) A(T1, out) AG_ND_PARAMS(V)
@@ -20,14 +20,78 @@
 
 #include "element.h"
 
+#define AG_ST AG_TILE_STAGED
+#define AG_SABS(s) ((s) < 0 ? -(s) : (s))
+
+/* Copies the tile of operand X (first element at offset B, steps R along the tile's rows and
+   C along its columns) into BUF, row-major, reading X along whichever axis it steps less. */
+#define AG_STAGE_IN(BUF, X, B, R, C)                                                               \
+  if (AG_SABS(R) < AG_SABS(C)) {                                                                   \
+    for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
+      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
+        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                       \
+  } else {                                                                                         \
+    for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
+      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
+        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                       \
+  }
+
+/* Asks for the next tile's lines of operand X when it steps along the tile's columns (its
+   runs are the tile's columns, AG_ST elements each, far apart: no prefetcher follows them). */
+#define AG_STAGE_AHEAD(X, B, R, C)                                                                 \
+  if (AG_SABS(R) < AG_SABS(C) && clo_ + AG_ST < cols_)                                             \
+    for (ag_u64 c_ = 0; c_ < AG_ST && clo_ + AG_ST + c_ < cols_; c_++) {                           \
+      AG_PREFETCH(&X[(B) + (ag_i64)(AG_ST + c_) * (C)]);                                           \
+      if (nr_ > AG_ST / 2)                                                                         \
+        AG_PREFETCH(&X[(B) + (ag_i64)(AG_ST + c_) * (C) + (ag_i64)(AG_ST / 2) * (R)]);             \
+    }
+
+/* Item ITEM of walk ND (its last two axes cut into AG_ST x AG_ST tiles, as AG_TILE_RUN's) with
+   a and b each copied into a private tile in the order of its own memory and out computed
+   into one when it steps along the tile's columns, then written in its order: every operand
+   is read and written along its contiguous runs, and the cache lines of the far-apart runs
+   of the next tile are asked for ahead (docs/performance.md, "Strided arrays", has the
+   figures). */
+#define AG_STRIDED_TILE(ND, ITEM, FN)                                                              \
+  {                                                                                                \
+    AG_TILE_AT(ND, ITEM, AG_ST)                                                                    \
+    const ag_u64 nr_ = rows_ - rlo_ < AG_ST ? rows_ - rlo_ : AG_ST;                                \
+    const ag_u64 nc_ = cols_ - clo_ < AG_ST ? cols_ - clo_ : AG_ST;                                \
+    b0_ += (ag_i64)rlo_ * r0_ + (ag_i64)clo_ * c0_;                                                \
+    b1_ += (ag_i64)rlo_ * r1_ + (ag_i64)clo_ * c1_;                                                \
+    b2_ += (ag_i64)rlo_ * r2_ + (ag_i64)clo_ * c2_;                                                \
+    AG_T ta_[AG_ST * AG_ST], tb_[AG_ST * AG_ST];                                                   \
+    AG_STAGE_IN(ta_, a, b1_, r1_, c1_)                                                             \
+    AG_STAGE_IN(tb_, b, b2_, r2_, c2_)                                                             \
+    AG_STAGE_AHEAD(a, b1_, r1_, c1_)                                                               \
+    AG_STAGE_AHEAD(b, b2_, r2_, c2_)                                                               \
+    if (AG_SABS(r0_) < AG_SABS(c0_)) {                                                             \
+      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
+        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
+          ta_[r_ * AG_ST + c_] = FN(ta_[r_ * AG_ST + c_], tb_[r_ * AG_ST + c_]);                   \
+      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
+        for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                        \
+          out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_] = ta_[r_ * AG_ST + c_];                   \
+    } else {                                                                                       \
+      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
+        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
+          out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_] = FN(ta_[r_ * AG_ST + c_], tb_[r_ * AG_ST + c_]); \
+    }                                                                                              \
+  }
+
 #define AG_STRIDED_FORMS(K, FN)                                                                    \
   AG_EW(AG_CAT2(AG_KN(K), _nd), AG_SHAPE_BINARY_ND, AG_T, , , AG_EACH_ND, out[i0] = FN(a[i1], b[i2]))  \
   AG_ITEMS(AG_CAT2(AG_KN(K), _tiles), AG_SHAPE_BINARY_ND, AG_T, , , {                              \
     AG_ND_GATHER(nd_)                                                                              \
-    AG_TILE_RUN(nd_, i, out[i0] = FN(a[i1], b[i2]))                                                \
+    AG_STRIDED_TILE(nd_, i, FN)                                                                    \
   })
 AG_BINARY_OPS(AG_STRIDED_FORMS)
 #undef AG_STRIDED_FORMS
+#undef AG_STRIDED_TILE
+#undef AG_STAGE_AHEAD
+#undef AG_STAGE_IN
+#undef AG_SABS
+#undef AG_ST
 
 #endif
 

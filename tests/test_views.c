@@ -246,7 +246,7 @@ END_TEST
 /* Every binary arithmetic operation and numeric dtype on operands that step along different
    axes, read and written in place by the strided family (kernels_shared/strided.h): a (2, 40,
    37) array plus b stored (2, 37, 40) and transposed, into a contiguous out and into a
-   transposed view (tiles on CPU devices: 40 x 37 is four whole 16 x 16 tiles and five partial
+   transposed view (tiles on CPU devices: 40 x 37 is one whole 32 x 32 tile and three partial
    ones per batch), and a shifted view of one array into another of the same memory (a[:, 1:] op
    a[:, :-1] into a[:, 1:]), which numpy computes as if the inputs were copied first; against
    ref_binary on host copies. */
