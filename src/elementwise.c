@@ -373,8 +373,18 @@ ag_status ag_binary(ag_queue *q, ag_binary_op op, const ag_array *a, const ag_ar
   /* Views (broadcast ones too) are read and written in place where the op has a strided
      kernel; otherwise, or when out overlaps an operand, staged through stand-ins. */
   if (!a->contiguous || !b->contiguous || !out->contiguous) {
-    bool done;
-    st = ag__binary_strided(fn, q, op, a, b, out, &done);
+    /* The strided kernels walk operands of out's shape: a trailing-shape operand as a
+       broadcast view (the general case has its views already). */
+    const ag_array *sa = a, *sb = b;
+    ag_array *wa = NULL, *wb = NULL;
+    bool done = false;
+    st = broadcast_to_out(fn, "a", &sa, out, &wa);
+    if (st == AG_OK)
+      st = broadcast_to_out(fn, "b", &sb, out, &wb);
+    if (st == AG_OK)
+      st = ag__binary_strided(fn, q, op, sa, sb, out, &done);
+    ag_array_free(wa);
+    ag_array_free(wb);
     if (st != AG_OK || done) {
       ag_array_free(va);
       ag_array_free(vb);

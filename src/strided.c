@@ -30,40 +30,18 @@ static bool same_layout(const ag_array *x, const ag_array *out) {
   return true;
 }
 
-/* @p x broadcast to out's shape: itself, or a view in *view (which the caller frees). */
-static ag_status to_out_shape(const char *fn, const ag_array **x, const ag_array *out, ag_array **view) {
-  *view = NULL;
-  bool same = (*x)->ndim == out->ndim;
-  for (int d = 0; same && d < out->ndim; d++)
-    same = (*x)->shape[d] == out->shape[d];
-  if (same)
-    return AG_OK;
-  ag_status st = ag_array_broadcast_to(*x, out->ndim, out->shape, view);
-  if (st != AG_OK)
-    return ag__prefix(st, fn);
-  *x = *view;
-  return AG_OK;
-}
-
 ag_status ag__binary_strided(const char *fn, ag_queue *q, ag_binary_op op, const ag_array *a, const ag_array *b,
                              ag_array *out, bool *done) {
   *done = false;
   if ((unsigned)op >= sizeof forms / sizeof forms[0])
     return AG_OK;
-  ag_array *va = NULL, *vb = NULL;
-  ag_status st = to_out_shape(fn, &a, out, &va);
-  if (st != AG_OK)
-    goto end;
-  st = to_out_shape(fn, &b, out, &vb);
-  if (st != AG_OK)
-    goto end;
   /* An operand that shares memory with out in another order would read what the launch has
      already written: those go through stand-ins, which are copies. */
   if ((ag__spans_meet(a, out) && !same_layout(a, out)) || (ag__spans_meet(b, out) && !same_layout(b, out)))
-    goto end;
-  st = ag__check_writable(fn, "out", out);
+    return AG_OK;
+  ag_status st = ag__check_writable(fn, "out", out);
   if (st != AG_OK)
-    goto end;
+    return st;
   uint64_t w[AG_ND_WORDS];
   ag__walk_of(3, (const ag_array *const[]){out, a, b}, w);
   ag__op_arg args[3 + AG_ND_WORDS] = {
@@ -79,10 +57,6 @@ ag_status ag__binary_strided(const char *fn, ag_queue *q, ag_binary_op op, const
     l.kernel = forms[op].tiles + (int)out->dtype;
     l.n = tiles;
   }
-  st = ag__launch_kernel(&l, sizeof args / sizeof args[0], args);
   *done = true;
-end:
-  ag_array_free(va);
-  ag_array_free(vb);
-  return st;
+  return ag__launch_kernel(&l, sizeof args / sizeof args[0], args);
 }
