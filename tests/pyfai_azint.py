@@ -42,6 +42,40 @@ def clear_full_split_buffer():
     common.numpy = cleared
 
 
+def integrate(make_integrator, frame, npt_rad, npt_azim=0, **kwargs):
+    """pyFAI's integrate1d_ng (npt_azim 0) or integrate2d_ng of @frame by an integrator from
+    @make_integrator(), as (result, (data, indices, indptr) of the matrix it used), or None.
+
+    pyFAI 0.21.3's 2-D matrix without splitting is now and then wrong (empty, or missing
+    pixels), as if it read an uninitialised pixel size (HistoBBox2d with split "no"), most
+    often in the first build of a process and, on a loaded machine, in many. Such a matrix is
+    built with fresh integrators, after a throwaway build, until one matrix has come out
+    twice (up to 40 builds), and that build's integration is taken; None when none does: pyFAI
+    gave no reference. Other matrices are deterministic, the 2-D one with full splitting once
+    its buffer is cleared (clear_full_split_buffer, the caller's to call)."""
+    import numpy
+    method = kwargs.get("method", ("bbox", "csr", "cython"))
+    unstable = npt_azim and method[0] == "no"
+    if unstable:
+        make_integrator().integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)
+    seen = []
+    for attempt in range(40 if unstable else 1):
+        ai = make_integrator()
+        if npt_azim:
+            res = ai.integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)
+        else:
+            res = ai.integrate1d_ng(frame, npt_rad, **kwargs)
+        engines = [e.engine for k, e in ai.engines.items() if k.dimension == (2 if npt_azim else 1)]
+        assert len(engines) == 1, engines
+        lut = tuple(numpy.array(a) for a in engines[0].lut)
+        if not unstable:
+            return res, lut
+        if len(lut[0]) > 0 and any(all(numpy.array_equal(x, y) for x, y in zip(lut, other)) for other in seen):
+            return res, lut
+        seen.append(lut)
+    return None
+
+
 def main(argv):
     if len(argv) < 3:
         sys.stderr.write(__doc__)
@@ -72,36 +106,13 @@ def main(argv):
                   correctSolidAngle=args.get("solid_angle", "1") != "0",
                   normalization_factor=float(args.get("normalization", "1")),
                   error_model=args.get("error_model"), variance=load("variance"))
-    # pyFAI 0.21.3's 2-D matrix without splitting is now and then wrong (empty, or missing
-    # pixels), as if it read an uninitialised pixel size (HistoBBox2d with split "no"), most
-    # often in the first build of a process and, on a loaded machine, in many. Such a matrix is
-    # built with fresh integrators, after a throwaway build, until one matrix has come out
-    # twice (up to 40 builds), and that build's integration is taken. Without one, exit 3:
-    # pyFAI gave no reference (the test says so). Other matrices are deterministic, the 2-D
-    # one with full splitting once its buffer is cleared (clear_full_split_buffer).
-    unstable = npt_azim and method[0] == "no"
     if method[0] == "full":
         clear_full_split_buffer()
-    seen = []
-    if unstable:
-        AzimuthalIntegrator.sload(poni).integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)
-    for attempt in range(40 if unstable else 1):
-        ai = AzimuthalIntegrator.sload(poni)
-        if npt_azim:
-            res = ai.integrate2d_ng(frame, npt_rad, npt_azim, **kwargs)
-        else:
-            res = ai.integrate1d_ng(frame, npt_rad, **kwargs)
-        engines = [e.engine for k, e in ai.engines.items() if k.dimension == (2 if npt_azim else 1)]
-        assert len(engines) == 1, engines
-        lut = tuple(numpy.array(a) for a in engines[0].lut)
-        if not unstable:
-            break
-        if len(lut[0]) > 0 and any(all(numpy.array_equal(x, y) for x, y in zip(lut, other)) for other in seen):
-            break
-        seen.append(lut)
-    else:
+    got = integrate(lambda: AzimuthalIntegrator.sload(poni), frame, npt_rad, npt_azim, **kwargs)
+    if got is None:
         sys.stderr.write("pyfai_azint.py: pyFAI's 2-D matrix without splitting differed in all 40 builds\n")
         return 3
+    res, lut = got
     data, indices, indptr = lut
 
     def save(name, array):
