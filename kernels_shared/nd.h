@@ -97,8 +97,10 @@
    with 64. */
 #define AG_TILE 16
 /* The strided family's tiles (kernels_shared/strided.h), which go through private copies of
-   the operands: 32 x 32 elements. */
-#define AG_TILE_STAGED 32
+   the operands, by element size ES in bytes: 256 bytes wide (64 x 64 float32, 32 x 32
+   float64, 16 x 16 complex128; 64 x 64 for smaller elements), so that each private copy
+   holds at most 16 KiB and each run read or written is four cache lines. */
+#define AG_TILE_STAGED_OF(ES) ((ES) >= 16 ? 16 : (ES) >= 8 ? 32 : 64)
 /* Declares, for item ITEM of walk ND cut into EDGE x EDGE tiles of its last two axes: rows_
    and cols_ (those axes' lengths), rlo_ and clo_ (the tile's first row and column), each
    operand k's first element b<k>_ at the tile's position of the axes before the last two,

@@ -5,8 +5,8 @@
    stand-in first. Expanded once per dtype (AG_TC, variant.h), with the element functions of
    kernels_shared/element.h. Each operation in two forms: ag_<op>_<dtype>_nd walks the shape
    in C order (kernels_shared/nd.h, AG_ND_RUN), and ag_<op>_<dtype>_tiles, for CPU devices,
-   takes an item per AG_TILE_STAGED x AG_TILE_STAGED tile of the last two axes (below) when
-   the operands step along different axes. */
+   takes an item per tile of the last two axes (below; AG_TILE_STAGED_OF elements a side,
+   256 bytes wide) when the operands step along different axes. */
 
 /* out = a op b over a walk of three operands: 0 is out, 1 is a, 2 is b (src/strided.c). */
 #define AG_SHAPE_BINARY_ND(A, V, B, T1, T2, T3) A(const T1, a) A(const T1, b) A(T1, out) AG_ND_PARAMS(V)
@@ -20,13 +20,23 @@
 
 #include "element.h"
 
-#define AG_ST AG_TILE_STAGED
+#define AG_ST AG_TILE_STAGED_OF(sizeof(AG_T))
 #define AG_SABS(s) ((s) < 0 ? -(s) : (s))
 
 /* Copies the tile of operand X (first element at offset B, steps R along the tile's rows and
-   C along its columns) into BUF, row-major, reading X along whichever axis it steps less. */
+   C along its columns) into BUF, row-major, reading X along whichever axis it steps less; the
+   unit steps of contiguous runs taken apart, so that their loops read runs of consecutive
+   elements (vectorised on the host) rather than gather them one by one. */
 #define AG_STAGE_IN(BUF, X, B, R, C)                                                               \
-  if (AG_SABS(R) < AG_SABS(C)) {                                                                   \
+  if ((R) == 1) {                                                                                  \
+    for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
+      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
+        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)c_ * (C) + (ag_i64)r_];                             \
+  } else if ((C) == 1) {                                                                           \
+    for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
+      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
+        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_];                             \
+  } else if (AG_SABS(R) < AG_SABS(C)) {                                                            \
     for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
       for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
         BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                       \
@@ -36,22 +46,11 @@
         BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                       \
   }
 
-/* Asks for the next tile's lines of operand X when it steps along the tile's columns (its
-   runs are the tile's columns, AG_ST elements each, far apart: no prefetcher follows them). */
-#define AG_STAGE_AHEAD(X, B, R, C)                                                                 \
-  if (AG_SABS(R) < AG_SABS(C) && clo_ + AG_ST < cols_)                                             \
-    for (ag_u64 c_ = 0; c_ < AG_ST && clo_ + AG_ST + c_ < cols_; c_++) {                           \
-      AG_PREFETCH(&X[(B) + (ag_i64)(AG_ST + c_) * (C)]);                                           \
-      if (nr_ > AG_ST / 2)                                                                         \
-        AG_PREFETCH(&X[(B) + (ag_i64)(AG_ST + c_) * (C) + (ag_i64)(AG_ST / 2) * (R)]);             \
-    }
-
 /* Item ITEM of walk ND (its last two axes cut into AG_ST x AG_ST tiles, as AG_TILE_RUN's) with
    a and b each copied into a private tile in the order of its own memory and out computed
    into one when it steps along the tile's columns, then written in its order: every operand
-   is read and written along its contiguous runs, and the cache lines of the far-apart runs
-   of the next tile are asked for ahead (docs/performance.md, "Strided arrays", has the
-   figures). */
+   is read and written along its contiguous runs, four cache lines long (docs/performance.md,
+   "Strided arrays", has the figures; asking for the next tile's lines ahead made it slower). */
 #define AG_STRIDED_TILE(ND, ITEM, FN)                                                              \
   {                                                                                                \
     AG_TILE_AT(ND, ITEM, AG_ST)                                                                    \
@@ -63,15 +62,23 @@
     AG_T ta_[AG_ST * AG_ST], tb_[AG_ST * AG_ST];                                                   \
     AG_STAGE_IN(ta_, a, b1_, r1_, c1_)                                                             \
     AG_STAGE_IN(tb_, b, b2_, r2_, c2_)                                                             \
-    AG_STAGE_AHEAD(a, b1_, r1_, c1_)                                                               \
-    AG_STAGE_AHEAD(b, b2_, r2_, c2_)                                                               \
-    if (AG_SABS(r0_) < AG_SABS(c0_)) {                                                             \
+    if (c0_ == 1) {                                                                                \
+      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
+        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
+          out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_] = FN(ta_[r_ * AG_ST + c_], tb_[r_ * AG_ST + c_]); \
+    } else if (AG_SABS(r0_) < AG_SABS(c0_)) {                                                      \
       for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
         for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
           ta_[r_ * AG_ST + c_] = FN(ta_[r_ * AG_ST + c_], tb_[r_ * AG_ST + c_]);                   \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                        \
-          out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_] = ta_[r_ * AG_ST + c_];                   \
+      if (r0_ == 1) {                                                                              \
+        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
+          for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                      \
+            out[b0_ + (ag_i64)r_ + (ag_i64)c_ * c0_] = ta_[r_ * AG_ST + c_];                       \
+      } else {                                                                                     \
+        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
+          for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                      \
+            out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_] = ta_[r_ * AG_ST + c_];                 \
+      }                                                                                            \
     } else {                                                                                       \
       for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
         for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
@@ -88,7 +95,6 @@
 AG_BINARY_OPS(AG_STRIDED_FORMS)
 #undef AG_STRIDED_FORMS
 #undef AG_STRIDED_TILE
-#undef AG_STAGE_AHEAD
 #undef AG_STAGE_IN
 #undef AG_SABS
 #undef AG_ST

@@ -13,7 +13,7 @@
 void ag__walk_of(int nops, const ag_array *const *ops, uint64_t w[AG_ND_WORDS]);
 
 /* The number of tiles of @p edge x @p edge elements (kernels_shared/nd.h: AG_TILE,
-   AG_TILE_STAGED) to run walk @p w of @p nops operands by on @p dev, or 0 to run it element by
+   AG_TILE_STAGED_OF) to run walk @p w of @p nops operands by on @p dev, or 0 to run it element by
    element: on CPU devices, when the operands step
    along different axes (one far along its last), a tile at a time keeps every operand's lines
    in the cache (a 4096 x 4096 float32 transpose ran at 6 % of the copy bandwidth element by

@@ -244,10 +244,11 @@ START_TEST(operations_take_views_and_broadcast_any_shapes) {
 END_TEST
 
 /* Every binary arithmetic operation and numeric dtype on operands that step along different
-   axes, read and written in place by the strided family (kernels_shared/strided.h): a (2, 40,
-   37) array plus b stored (2, 37, 40) and transposed, into a contiguous out and into a
-   transposed view (tiles on CPU devices: 40 x 37 is one whole 32 x 32 tile and three partial
-   ones per batch), and a shifted view of one array into another of the same memory (a[:, 1:] op
+   axes, read and written in place by the strided family (kernels_shared/strided.h): a (2, 70,
+   67) array plus b stored (2, 67, 70) and transposed, into a contiguous out and into a
+   transposed view (tiles on CPU devices, AG_TILE_STAGED_OF: 70 x 67 is one whole 64 x 64 tile
+   and three partial ones per batch for 1- to 4-byte elements, more of 32 x 32 and 16 x 16 for
+   wider ones), and a shifted view of one array into another of the same memory (a[:, 1:] op
    a[:, :-1] into a[:, 1:]), which numpy computes as if the inputs were copied first; against
    ref_binary on host copies. */
 START_TEST(binary_operations_walk_views_in_place) {
@@ -256,7 +257,7 @@ START_TEST(binary_operations_walk_views_in_place) {
                                      AG_OP_POW, AG_OP_MINIMUM, AG_OP_MAXIMUM};
   static const ag_dtype types[] = {AG_U8, AG_U16, AG_U32, AG_I32, AG_F32, AG_F64, AG_C64,
                                    AG_C128, AG_I8, AG_I16, AG_I64, AG_U64};
-  const size_t B = 2, R = 40, C = 37, n = B * R * C;
+  const size_t B = 2, R = 70, C = 67, n = B * R * C;
   for (size_t k = 0; k < sizeof types / sizeof types[0]; k++) {
     ag_dtype t = types[k];
     if (!test_dtype_runs(dev, t))
