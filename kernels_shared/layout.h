@@ -7,8 +7,10 @@
 
 /* out[i1] = x[i0] over a walk (kernels_shared/nd.h): operand 0 is x, operand 1 is out. */
 #define AG_SHAPE_COPY_ND(A, V, B, T1, T2, T3) A(const T1, x) A(T1, out) AG_ND_PARAMS(V)
-/* The same copy, an item per tile of the last two axes (kernels_shared/nd.h, AG_TILE_RUN): on
-   CPU devices, for operands that step along different axes. */
+/* The same copy, an item per tile of the last two axes (kernels_shared/nd.h, AG_TILE_AT, with
+   AG_TILE_STAGED_OF elements a side): on CPU devices, for operands that step along different
+   axes. The tile goes through a private buffer (kernels_shared/tile.h), read from x and
+   written to out along each one's contiguous runs. */
 #define AG_SHAPE_COPY_TILES(A, V, B, T1, T2, T3) A(const T1, x) A(T1, out) AG_ND_PARAMS(V)
 
 #ifndef AG_SHAPES_ONLY
@@ -20,10 +22,20 @@ AG_EW(ag_copy_nd_4, AG_SHAPE_COPY_ND, ag_u32, , , AG_EACH_ND, out[i1] = x[i0])
 AG_EW(ag_copy_nd_8, AG_SHAPE_COPY_ND, ag_u64, , , AG_EACH_ND, out[i1] = x[i0])
 AG_EW(ag_copy_nd_16, AG_SHAPE_COPY_ND, ag_b16, , , AG_EACH_ND, out[i1] = x[i0])
 
+#include "tile.h"
 #define AG_COPY_TILES(K, T)                                                                        \
   AG_ITEMS(K, AG_SHAPE_COPY_TILES, T, , , {                                                        \
     AG_ND_GATHER(nd_)                                                                              \
-    AG_TILE_RUN(nd_, i, out[i1] = x[i0])                                                           \
+    AG_TILE_AT(nd_, i, AG_TILE_STAGED_OF(sizeof(T)))                                               \
+    const ag_u64 st_ = AG_TILE_STAGED_OF(sizeof(T));                                               \
+    const ag_u64 nr_ = rows_ - rlo_ < st_ ? rows_ - rlo_ : st_;                                    \
+    const ag_u64 nc_ = cols_ - clo_ < st_ ? cols_ - clo_ : st_;                                    \
+    (void)b2_, (void)r2_, (void)c2_;                                                               \
+    b0_ += (ag_i64)rlo_ * r0_ + (ag_i64)clo_ * c0_;                                                \
+    b1_ += (ag_i64)rlo_ * r1_ + (ag_i64)clo_ * c1_;                                                \
+    T buf_[AG_TILE_STAGED_OF(sizeof(T)) * AG_TILE_STAGED_OF(sizeof(T))];                           \
+    AG_TILE_STAGE_IN(buf_, st_, x, b0_, r0_, c0_)                                                  \
+    AG_TILE_STAGE_OUT(out, b1_, r1_, c1_, st_, buf_)                                               \
   })
 AG_COPY_TILES(ag_copy_tiles_1, ag_u8)
 AG_COPY_TILES(ag_copy_tiles_2, ag_u16)

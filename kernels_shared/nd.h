@@ -89,18 +89,17 @@
     }                                                                                              \
   }
 
-/* The same walk cut into tiles of AG_TILE x AG_TILE elements of its last two axes (ndim 2 or
-   more), for operands that step along different axes (a copy into a transpose, a + b.T): item
-   ITEM runs one tile, row by row, with i0, i1 and i2 as AG_ND_RUN's, so that the lines of every
-   operand it touches stay in the cache while it does. Items count the tiles of each position of the axes before the last two, those last.
-   16: a 4096 x 4096 float32 transpose on the host ran at 8.6 GB/s, against 6.6 with 32 and 6.1
-   with 64. */
-#define AG_TILE 16
-/* The strided family's tiles (kernels_shared/strided.h), which go through private copies of
-   the operands, by element size ES in bytes: 256 bytes wide (64 x 64 float32, 32 x 32
-   float64, 16 x 16 complex128; 64 x 64 for smaller elements), so that each private copy
-   holds at most 16 KiB and each run read or written is four cache lines. */
+/* The same walk cut into tiles of its last two axes (ndim 2 or more), for operands that step
+   along different axes (a copy into a transpose, a + b.T) on CPU devices: an item per tile,
+   which goes through private buffers (kernels_shared/tile.h) so that every operand is read
+   and written along its contiguous runs while its lines stay in the cache. Items count the
+   tiles of each position of the axes before the last two, those last. The edge, by element
+   size ES in bytes: 256 bytes wide (64 x 64 float32, 32 x 32 float64, 16 x 16 complex128;
+   64 x 64 for smaller elements), so that each buffer holds at most 16 KiB and each run read
+   or written is four cache lines (docs/performance.md, "Strided arrays"). Walks whose last
+   two axes are shorter than AG_TILE_MIN run element by element. */
 #define AG_TILE_STAGED_OF(ES) ((ES) >= 16 ? 16 : (ES) >= 8 ? 32 : 64)
+#define AG_TILE_MIN 8
 /* Declares, for item ITEM of walk ND cut into EDGE x EDGE tiles of its last two axes: rows_
    and cols_ (those axes' lengths), rlo_ and clo_ (the tile's first row and column), each
    operand k's first element b<k>_ at the tile's position of the axes before the last two,
@@ -127,21 +126,5 @@
   const ag_i64 r1_ = AG_ND_STRIDE(ND, 1, l_ - 1), c1_ = AG_ND_STRIDE(ND, 1, l_);                   \
   const ag_i64 r2_ = AG_ND_STRIDE(ND, 2, l_ - 1), c2_ = AG_ND_STRIDE(ND, 2, l_);                   \
   const ag_u64 rlo_ = tr_ * (EDGE), clo_ = tc_ * (EDGE);
-
-#define AG_TILE_RUN(ND, ITEM, ...)                                                                 \
-  {                                                                                                \
-    AG_TILE_AT(ND, ITEM, AG_TILE)                                                                  \
-    const ag_u64 rhi_ = rows_ - rlo_ < AG_TILE ? rows_ : rlo_ + AG_TILE;                           \
-    const ag_u64 chi_ = cols_ - clo_ < AG_TILE ? cols_ : clo_ + AG_TILE;                           \
-    for (ag_u64 r_ = rlo_; r_ < rhi_; r_++) {                                                      \
-      for (ag_u64 c_ = clo_; c_ < chi_; c_++) {                                                    \
-        const ag_i64 i0 = b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_;                               \
-        const ag_i64 i1 = b1_ + (ag_i64)r_ * r1_ + (ag_i64)c_ * c1_;                               \
-        const ag_i64 i2 = b2_ + (ag_i64)r_ * r2_ + (ag_i64)c_ * c2_;                               \
-        (void)i2;                                                                                  \
-        __VA_ARGS__;                                                                               \
-      }                                                                                            \
-    }                                                                                              \
-  }
 
 #endif

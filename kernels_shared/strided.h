@@ -19,34 +19,11 @@
 #if (!AG_NEEDS_F64 || AG_HAVE_F64) && !AG_BOOLEAN
 
 #include "element.h"
+#include "tile.h"
 
 #define AG_ST AG_TILE_STAGED_OF(sizeof(AG_T))
-#define AG_SABS(s) ((s) < 0 ? -(s) : (s))
 
-/* Copies the tile of operand X (first element at offset B, steps R along the tile's rows and
-   C along its columns) into BUF, row-major, reading X along whichever axis it steps less; the
-   unit steps of contiguous runs taken apart, so that their loops read runs of consecutive
-   elements (vectorised on the host) rather than gather them one by one. */
-#define AG_STAGE_IN(BUF, X, B, R, C)                                                               \
-  if ((R) == 1) {                                                                                  \
-    for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
-        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)c_ * (C) + (ag_i64)r_];                             \
-  } else if ((C) == 1) {                                                                           \
-    for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_];                             \
-  } else if (AG_SABS(R) < AG_SABS(C)) {                                                            \
-    for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
-        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                       \
-  } else {                                                                                         \
-    for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        BUF[r_ * AG_ST + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                       \
-  }
-
-/* Item ITEM of walk ND (its last two axes cut into AG_ST x AG_ST tiles, as AG_TILE_RUN's) with
+/* Item ITEM of walk ND (its last two axes cut into AG_ST x AG_ST tiles, AG_TILE_AT) with
    a and b each copied into a private tile in the order of its own memory and out computed
    into one when it steps along the tile's columns, then written in its order: every operand
    is read and written along its contiguous runs, four cache lines long (docs/performance.md,
@@ -60,25 +37,17 @@
     b1_ += (ag_i64)rlo_ * r1_ + (ag_i64)clo_ * c1_;                                                \
     b2_ += (ag_i64)rlo_ * r2_ + (ag_i64)clo_ * c2_;                                                \
     AG_T ta_[AG_ST * AG_ST], tb_[AG_ST * AG_ST];                                                   \
-    AG_STAGE_IN(ta_, a, b1_, r1_, c1_)                                                             \
-    AG_STAGE_IN(tb_, b, b2_, r2_, c2_)                                                             \
+    AG_TILE_STAGE_IN(ta_, AG_ST, a, b1_, r1_, c1_)                                                 \
+    AG_TILE_STAGE_IN(tb_, AG_ST, b, b2_, r2_, c2_)                                                 \
     if (c0_ == 1) {                                                                                \
       for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
         for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
           out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_] = FN(ta_[r_ * AG_ST + c_], tb_[r_ * AG_ST + c_]); \
-    } else if (AG_SABS(r0_) < AG_SABS(c0_)) {                                                      \
+    } else if (AG_TILE_SABS(r0_) < AG_TILE_SABS(c0_)) {                                            \
       for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
         for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
           ta_[r_ * AG_ST + c_] = FN(ta_[r_ * AG_ST + c_], tb_[r_ * AG_ST + c_]);                   \
-      if (r0_ == 1) {                                                                              \
-        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
-          for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                      \
-            out[b0_ + (ag_i64)r_ + (ag_i64)c_ * c0_] = ta_[r_ * AG_ST + c_];                       \
-      } else {                                                                                     \
-        for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
-          for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                      \
-            out[b0_ + (ag_i64)r_ * r0_ + (ag_i64)c_ * c0_] = ta_[r_ * AG_ST + c_];                 \
-      }                                                                                            \
+      AG_TILE_STAGE_OUT(out, b0_, r0_, c0_, AG_ST, ta_)                                            \
     } else {                                                                                       \
       for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
         for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                        \
@@ -95,8 +64,6 @@
 AG_BINARY_OPS(AG_STRIDED_FORMS)
 #undef AG_STRIDED_FORMS
 #undef AG_STRIDED_TILE
-#undef AG_STAGE_IN
-#undef AG_SABS
 #undef AG_ST
 
 #endif

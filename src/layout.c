@@ -45,7 +45,7 @@ static bool walk_steps_apart(int nops, const uint64_t w[AG_ND_WORDS]) {
   for (int k = 0; k < nops; k++) {
     int64_t s = (int64_t)w[1 + AG_ND_DIMS + AG_ND_DIMS * k + nd - 1];
     if (s > 1 || s < -1)
-      return w[nd] >= AG_TILE / 2 && w[nd - 1] >= AG_TILE / 2;
+      return w[nd] >= AG_TILE_MIN && w[nd - 1] >= AG_TILE_MIN;
   }
   return false;
 }
@@ -79,7 +79,7 @@ ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_arr
   for (int k = 0; k < AG_ND_WORDS; k++)
     args[2 + k] = (ag__op_arg){.param = "the walk", .kind = AG__PARAM_VALUE, .value = {&w[k], sizeof w[k]}};
   ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = walks[which], .n = x->size};
-  uint64_t items = ag__walk_tiles(x->dev, 2, w, AG_TILE);
+  uint64_t items = ag__walk_tiles(x->dev, 2, w, AG_TILE_STAGED_OF(es));
   if (items > 0) {
     l.kernel = tiles[which];
     l.n = items;

@@ -12,7 +12,7 @@
    of its own. */
 void ag__walk_of(int nops, const ag_array *const *ops, uint64_t w[AG_ND_WORDS]);
 
-/* The number of tiles of @p edge x @p edge elements (kernels_shared/nd.h: AG_TILE,
+/* The number of tiles of @p edge x @p edge elements (kernels_shared/nd.h:
    AG_TILE_STAGED_OF) to run walk @p w of @p nops operands by on @p dev, or 0 to run it element by
    element: on CPU devices, when the operands step
    along different axes (one far along its last), a tile at a time keeps every operand's lines

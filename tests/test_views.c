@@ -14,10 +14,11 @@ static const unsigned char *at2(const unsigned char *m, size_t cols, size_t es, 
 }
 
 /* A transposed view, a view flipped along both axes and a view of every second row from the
-   end, each copied into a contiguous array and read back, for every element size. */
+   end, each copied into a contiguous array and read back, for every element size (70 x 67:
+   whole and partial tiles of every edge AG_TILE_STAGED_OF gives on CPU devices). */
 START_TEST(copies_between_layouts_move_every_element_of_every_dtype) {
   ag_device *dev = test_device(_i);
-  const size_t rows = 37, cols = 29, shape[2] = {rows, cols};
+  const size_t rows = 70, cols = 67, shape[2] = {rows, cols};
   for (int t = 0; t < AG_DTYPE_COUNT; t++) {
     size_t es = ag_dtype_size((ag_dtype)t);
     unsigned char *host = malloc(rows * cols * es), *want = malloc(rows * cols * es);
