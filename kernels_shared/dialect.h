@@ -126,6 +126,15 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_PREFETCH(p) ((void)(p))
 #endif
 
+/* Before a loop whose vectorised form would scatter or gather (a contiguous run copied to
+   a strided one): OpenCL compilers built on clang (pocl, rusticl) vectorise it with AVX-512
+   scatters, which on AMD's cores ran a + b.T several times slower than scalar stores. */
+#if AG_DIALECT_OPENCL && defined(__clang__)
+#define AG_SCALAR_LOOP _Pragma("clang loop vectorize(disable)")
+#else
+#define AG_SCALAR_LOOP
+#endif
+
 /* Real math on one spelling: OpenCL C and CUDA C++ overload sqrt, exp... on float and double;
    host C gets the float forms by name. */
 #if AG_DIALECT_HOST

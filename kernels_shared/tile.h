@@ -14,7 +14,7 @@
 #define AG_TILE_STAGE_IN(BUF, ST, X, B, R, C)                                                      \
   if ((R) == 1) {                                                                                  \
     for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
+      AG_SCALAR_LOOP for (ag_u64 r_ = 0; r_ < nr_; r_++)                                           \
         BUF[r_ * (ST) + c_] = X[(B) + (ag_i64)c_ * (C) + (ag_i64)r_];                              \
   } else if ((C) == 1) {                                                                           \
     for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
