@@ -27,15 +27,10 @@ AG_EW(ag_copy_nd_16, AG_SHAPE_COPY_ND, ag_b16, , , AG_EACH_ND, out[i1] = x[i0])
   AG_ITEMS(K, AG_SHAPE_COPY_TILES, T, , , {                                                        \
     AG_ND_GATHER(nd_)                                                                              \
     AG_TILE_AT(nd_, i, AG_TILE_STAGED_OF(sizeof(T)))                                               \
-    const ag_u64 st_ = AG_TILE_STAGED_OF(sizeof(T));                                               \
-    const ag_u64 nr_ = rows_ - rlo_ < st_ ? rows_ - rlo_ : st_;                                    \
-    const ag_u64 nc_ = cols_ - clo_ < st_ ? cols_ - clo_ : st_;                                    \
-    (void)b2_, (void)r2_, (void)c2_;                                                               \
-    b0_ += (ag_i64)rlo_ * r0_ + (ag_i64)clo_ * c0_;                                                \
-    b1_ += (ag_i64)rlo_ * r1_ + (ag_i64)clo_ * c1_;                                                \
+    (void)b2_;                                                                                     \
     T buf_[AG_TILE_STAGED_OF(sizeof(T)) * AG_TILE_STAGED_OF(sizeof(T))];                           \
-    AG_TILE_STAGE_IN(buf_, st_, x, b0_, r0_, c0_)                                                  \
-    AG_TILE_STAGE_OUT(out, b1_, r1_, c1_, st_, buf_)                                               \
+    AG_TILE_STAGE_IN(buf_, AG_TILE_STAGED_OF(sizeof(T)), x, b0_, r0_, c0_)                         \
+    AG_TILE_STAGE_OUT(out, b1_, r1_, c1_, AG_TILE_STAGED_OF(sizeof(T)), buf_)                      \
   })
 AG_COPY_TILES(ag_copy_tiles_1, ag_u8)
 AG_COPY_TILES(ag_copy_tiles_2, ag_u16)

@@ -101,9 +101,9 @@
 #define AG_TILE_STAGED_OF(ES) ((ES) >= 16 ? 16 : (ES) >= 8 ? 32 : 64)
 #define AG_TILE_MIN 8
 /* Declares, for item ITEM of walk ND cut into EDGE x EDGE tiles of its last two axes: rows_
-   and cols_ (those axes' lengths), rlo_ and clo_ (the tile's first row and column), each
-   operand k's first element b<k>_ at the tile's position of the axes before the last two,
-   and its steps r<k>_ and c<k>_ along the tile's rows and columns. */
+   and cols_ (those axes' lengths), rlo_ and clo_ (the tile's first row and column), nr_ and
+   nc_ (its rows and columns, EDGE but at the edges), each operand k's first element b<k>_ in
+   the tile, and its steps r<k>_ and c<k>_ along the tile's rows and columns. */
 #define AG_TILE_AT(ND, ITEM, EDGE)                                                                 \
   const int l_ = AG_ND_NDIM(ND) - 1;                                                               \
   const ag_u64 rows_ = AG_ND_SHAPE(ND, l_ - 1), cols_ = AG_ND_SHAPE(ND, l_);                       \
@@ -125,6 +125,11 @@
   const ag_i64 r0_ = AG_ND_STRIDE(ND, 0, l_ - 1), c0_ = AG_ND_STRIDE(ND, 0, l_);                   \
   const ag_i64 r1_ = AG_ND_STRIDE(ND, 1, l_ - 1), c1_ = AG_ND_STRIDE(ND, 1, l_);                   \
   const ag_i64 r2_ = AG_ND_STRIDE(ND, 2, l_ - 1), c2_ = AG_ND_STRIDE(ND, 2, l_);                   \
-  const ag_u64 rlo_ = tr_ * (EDGE), clo_ = tc_ * (EDGE);
+  const ag_u64 rlo_ = tr_ * (EDGE), clo_ = tc_ * (EDGE);                                           \
+  const ag_u64 nr_ = rows_ - rlo_ < (EDGE) ? rows_ - rlo_ : (EDGE);                                \
+  const ag_u64 nc_ = cols_ - clo_ < (EDGE) ? cols_ - clo_ : (EDGE);                                \
+  b0_ += (ag_i64)rlo_ * r0_ + (ag_i64)clo_ * c0_;                                                  \
+  b1_ += (ag_i64)rlo_ * r1_ + (ag_i64)clo_ * c1_;                                                  \
+  b2_ += (ag_i64)rlo_ * r2_ + (ag_i64)clo_ * c2_;
 
 #endif

@@ -31,11 +31,6 @@
 #define AG_STRIDED_TILE(ND, ITEM, FN)                                                              \
   {                                                                                                \
     AG_TILE_AT(ND, ITEM, AG_ST)                                                                    \
-    const ag_u64 nr_ = rows_ - rlo_ < AG_ST ? rows_ - rlo_ : AG_ST;                                \
-    const ag_u64 nc_ = cols_ - clo_ < AG_ST ? cols_ - clo_ : AG_ST;                                \
-    b0_ += (ag_i64)rlo_ * r0_ + (ag_i64)clo_ * c0_;                                                \
-    b1_ += (ag_i64)rlo_ * r1_ + (ag_i64)clo_ * c1_;                                                \
-    b2_ += (ag_i64)rlo_ * r2_ + (ag_i64)clo_ * c2_;                                                \
     AG_T ta_[AG_ST * AG_ST], tb_[AG_ST * AG_ST];                                                   \
     AG_TILE_STAGE_IN(ta_, AG_ST, a, b1_, r1_, c1_)                                                 \
     AG_TILE_STAGE_IN(tb_, AG_ST, b, b2_, r2_, c2_)                                                 \

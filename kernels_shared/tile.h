@@ -10,44 +10,42 @@
 
 #define AG_TILE_SABS(s) ((s) < 0 ? -(s) : (s))
 
-/* BUF[r][c] = X at row r, column c of the tile. */
-#define AG_TILE_STAGE_IN(BUF, ST, X, B, R, C)                                                      \
+/* STMT for every element of the tile, with r_ and c_ its row and column and o_ its offset in
+   the operand from B, in the order the operand's runs go: along the axis it steps less.
+   COLUMN_LOOP goes before the loop down a column of unit step (AG_SCALAR_LOOP or nothing). */
+#define AG_TILE_RUNS(R, C, COLUMN_LOOP, STMT)                                                      \
   if ((R) == 1) {                                                                                  \
     for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      AG_SCALAR_LOOP for (ag_u64 r_ = 0; r_ < nr_; r_++)                                           \
-        BUF[r_ * (ST) + c_] = X[(B) + (ag_i64)c_ * (C) + (ag_i64)r_];                              \
+      COLUMN_LOOP for (ag_u64 r_ = 0; r_ < nr_; r_++) {                                            \
+        const ag_i64 o_ = (ag_i64)c_ * (C) + (ag_i64)r_;                                           \
+        STMT;                                                                                      \
+      }                                                                                            \
   } else if ((C) == 1) {                                                                           \
     for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        BUF[r_ * (ST) + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_];                              \
+      for (ag_u64 c_ = 0; c_ < nc_; c_++) {                                                        \
+        const ag_i64 o_ = (ag_i64)r_ * (R) + (ag_i64)c_;                                           \
+        STMT;                                                                                      \
+      }                                                                                            \
   } else if (AG_TILE_SABS(R) < AG_TILE_SABS(C)) {                                                  \
     for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
-        BUF[r_ * (ST) + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                        \
+      for (ag_u64 r_ = 0; r_ < nr_; r_++) {                                                        \
+        const ag_i64 o_ = (ag_i64)r_ * (R) + (ag_i64)c_ * (C);                                     \
+        STMT;                                                                                      \
+      }                                                                                            \
   } else {                                                                                         \
     for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        BUF[r_ * (ST) + c_] = X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)];                        \
+      for (ag_u64 c_ = 0; c_ < nc_; c_++) {                                                        \
+        const ag_i64 o_ = (ag_i64)r_ * (R) + (ag_i64)c_ * (C);                                     \
+        STMT;                                                                                      \
+      }                                                                                            \
   }
 
+/* BUF[r][c] = X at row r, column c of the tile; a column of X copied into BUF's column is kept
+   scalar (AG_SCALAR_LOOP: its vectorised form scatters). */
+#define AG_TILE_STAGE_IN(BUF, ST, X, B, R, C)                                                      \
+  AG_TILE_RUNS(R, C, AG_SCALAR_LOOP, BUF[r_ * (ST) + c_] = X[(B) + o_])
+
 /* X at row r, column c of the tile = BUF[r][c]. */
-#define AG_TILE_STAGE_OUT(X, B, R, C, ST, BUF)                                                     \
-  if ((R) == 1) {                                                                                  \
-    for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
-        X[(B) + (ag_i64)c_ * (C) + (ag_i64)r_] = BUF[r_ * (ST) + c_];                              \
-  } else if ((C) == 1) {                                                                           \
-    for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_] = BUF[r_ * (ST) + c_];                              \
-  } else if (AG_TILE_SABS(R) < AG_TILE_SABS(C)) {                                                  \
-    for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                            \
-      for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                          \
-        X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)] = BUF[r_ * (ST) + c_];                        \
-  } else {                                                                                         \
-    for (ag_u64 r_ = 0; r_ < nr_; r_++)                                                            \
-      for (ag_u64 c_ = 0; c_ < nc_; c_++)                                                          \
-        X[(B) + (ag_i64)r_ * (R) + (ag_i64)c_ * (C)] = BUF[r_ * (ST) + c_];                        \
-  }
+#define AG_TILE_STAGE_OUT(X, B, R, C, ST, BUF) AG_TILE_RUNS(R, C, , X[(B) + o_] = BUF[r_ * (ST) + c_])
 
 #endif

@@ -50,10 +50,11 @@ static bool walk_steps_apart(int nops, const uint64_t w[AG_ND_WORDS]) {
   return false;
 }
 
-uint64_t ag__walk_tiles(const ag_device *dev, int nops, const uint64_t w[AG_ND_WORDS], uint64_t edge) {
+uint64_t ag__walk_tiles(const ag_device *dev, int nops, const uint64_t w[AG_ND_WORDS], size_t elem_size) {
   int nd = (int)w[0];
   if (dev->traits.launch == AG__LAUNCH_GRID || nd < 2 || !walk_steps_apart(nops, w))
     return 0;
+  uint64_t edge = AG_TILE_STAGED_OF(elem_size);
   uint64_t items = ((w[nd - 1] + edge - 1) / edge) * ((w[nd] + edge - 1) / edge);
   for (int d = 0; d < nd - 2; d++)
     items *= w[1 + d];
@@ -79,7 +80,7 @@ ag_status ag__copy_layout(const char *fn, ag_queue *q, const ag_array *x, ag_arr
   for (int k = 0; k < AG_ND_WORDS; k++)
     args[2 + k] = (ag__op_arg){.param = "the walk", .kind = AG__PARAM_VALUE, .value = {&w[k], sizeof w[k]}};
   ag__launch l = {.fn = fn, .q = q, .dev = x->dev, .kernel = walks[which], .n = x->size};
-  uint64_t items = ag__walk_tiles(x->dev, 2, w, AG_TILE_STAGED_OF(es));
+  uint64_t items = ag__walk_tiles(x->dev, 2, w, es);
   if (items > 0) {
     l.kernel = tiles[which];
     l.n = items;

@@ -12,13 +12,13 @@
    of its own. */
 void ag__walk_of(int nops, const ag_array *const *ops, uint64_t w[AG_ND_WORDS]);
 
-/* The number of tiles of @p edge x @p edge elements (kernels_shared/nd.h:
-   AG_TILE_STAGED_OF) to run walk @p w of @p nops operands by on @p dev, or 0 to run it element by
-   element: on CPU devices, when the operands step
-   along different axes (one far along its last), a tile at a time keeps every operand's lines
-   in the cache (a 4096 x 4096 float32 transpose ran at 6 % of the copy bandwidth element by
+/* The number of tiles (kernels_shared/nd.h, AG_TILE_STAGED_OF elements a side for elements
+   of @p elem_size bytes, as the kernels take them) to run walk @p w of @p nops operands by on
+   @p dev, or 0 to run it element by element: on CPU devices, when the operands step along
+   different axes (one far along its last), a tile at a time keeps every operand's lines in
+   the cache (a 4096 x 4096 float32 transpose ran at 6 % of the copy bandwidth element by
    element); GPUs keep the element-by-element walk. */
-uint64_t ag__walk_tiles(const ag_device *dev, int nops, const uint64_t w[AG_ND_WORDS], uint64_t edge);
+uint64_t ag__walk_tiles(const ag_device *dev, int nops, const uint64_t w[AG_ND_WORDS], size_t elem_size);
 
 /* Copies @p x into @p out, of one dtype and shape and of any layouts, with the layout
    family's kernel for the element size, enqueued on @p q. They must not share memory unless

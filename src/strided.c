@@ -51,7 +51,7 @@ ag_status ag__binary_strided(const char *fn, ag_queue *q, ag_binary_op op, const
   };
   for (int k = 0; k < AG_ND_WORDS; k++)
     args[3 + k] = (ag__op_arg){.param = "the walk", .kind = AG__PARAM_VALUE, .value = {&w[k], sizeof w[k]}};
-  uint64_t tiles = ag__walk_tiles(out->dev, 3, w, AG_TILE_STAGED_OF(ag_dtype_size(out->dtype)));
+  uint64_t tiles = ag__walk_tiles(out->dev, 3, w, ag_dtype_size(out->dtype));
   ag__launch l = {.fn = fn, .q = q, .dev = out->dev, .kernel = forms[op].nd + (int)out->dtype, .n = out->size};
   if (tiles > 0) {
     l.kernel = forms[op].tiles + (int)out->dtype;
