@@ -4,6 +4,9 @@
 
      AG_EW(name, SHAPE, T1, T2, T3, LOOP, body...)  elementwise: body for each element i
      AG_ITEMS(name, SHAPE, T1, T2, T3, body...)     body for each index i in [0, n)
+     AG_CPU_ITEMS(name, SHAPE, T1, T2, T3, body...) the same, for CPU devices only: the op
+                                                    layer launches it on no GPU, and the CUDA
+                                                    module leaves it out
      AG_GROUPS(name, SHAPE, T1, T2, T3, LOCALS, body...)
                                                     a work-group for each index g in [0, n),
                                                     with local memory LOCALS and barriers
@@ -75,6 +78,16 @@
       __VA_ARGS__;                                                                                 \
     }                                                                                              \
   }
+
+/* Forms the op layer launches on CPU devices alone (the tiles of views, src/layout.c's
+   ag__walk_tiles): an OpenCL program keeps them, since OpenCL's CPU drivers run them, but CUDA
+   devices are GPUs, and nvcc spent two minutes of the strided family's two and a quarter on
+   them. */
+#if AG_DIALECT_CUDA
+#define AG_CPU_ITEMS(K, SHAPE, T1, T2, T3, ...)
+#else
+#define AG_CPU_ITEMS(K, SHAPE, T1, T2, T3, ...) AG_ITEMS(K, SHAPE, T1, T2, T3, __VA_ARGS__)
+#endif
 
 /* Every work-item of a group runs the loop the same number of times, so barriers in the body
    are reached by the whole group. */

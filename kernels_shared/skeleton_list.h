@@ -1,5 +1,5 @@
 /* kernels_shared/skeleton_list.h - reads the kernel definitions of a family source as a list:
-   each AG_EW, AG_ITEMS or AG_GROUPS becomes one entry naming the kernel, how it covers its
+   each AG_EW, AG_ITEMS, AG_CPU_ITEMS or AG_GROUPS becomes one entry naming the kernel, how it covers its
    indices and its parameters with their types, which tools/kernel_ids.py makes the kernel ids
    and their argument lists from. */
 #ifndef AG_KERNEL_SKELETON_LIST_H
@@ -15,6 +15,8 @@
   ag_kernel_list<K EW SHAPE AG_LIST_PARAMS(SHAPE, T1, T2, T3)>
 #define AG_ITEMS(K, SHAPE, T1, T2, T3, ...) \
   ag_kernel_list<K ITEMS SHAPE AG_LIST_PARAMS(SHAPE, T1, T2, T3)>
+#define AG_CPU_ITEMS(K, SHAPE, T1, T2, T3, ...) \
+  ag_kernel_list<K CPU_ITEMS SHAPE AG_LIST_PARAMS(SHAPE, T1, T2, T3)>
 #define AG_GROUPS(K, SHAPE, T1, T2, T3, LOCALS, ...) \
   ag_kernel_list<K GROUPS SHAPE AG_LIST_PARAMS(SHAPE, T1, T2, T3)>
 

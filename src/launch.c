@@ -234,7 +234,7 @@ static ag_status launch_staged(const ag__launch *l, ag_queue *q, const ag__built
   if (info->form == AG__FORM_EW) {
     shape_launch(l->dev, k->max_work_group, n, &r, &chunk);
     kargs[nk++] = (ag__karg){.kind = AG_ARG_SCALAR, .value = &chunk, .size = sizeof chunk};
-  } else if (l->range == NULL && info->form == AG__FORM_ITEMS) {
+  } else if (l->range == NULL && (info->form == AG__FORM_ITEMS || info->form == AG__FORM_CPU_ITEMS)) {
     shape_items(l->dev, k->max_work_group, n, &r);
   } else if (l->range == NULL) {
     /* A work-group per index, of the largest power of two up to 256 the kernel takes. */

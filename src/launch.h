@@ -34,9 +34,10 @@ typedef struct ag__op_arg {
   ag__val value;
 } ag__op_arg;
 
-/* How a kernel covers its n indices (kernels_shared/skeleton_gpu.h): AG_EW, AG_ITEMS or
-   AG_GROUPS. The build knows each kernel's (ag__kernel_info.form); a launch need not say it. */
-typedef enum ag__form { AG__FORM_EW, AG__FORM_ITEMS, AG__FORM_GROUPS } ag__form;
+/* How a kernel covers its n indices (kernels_shared/skeleton_gpu.h): AG_EW, AG_ITEMS (or
+   AG_CPU_ITEMS, launched as AG_ITEMS on CPU devices only) or AG_GROUPS. The build knows each
+   kernel's (ag__kernel_info.form); a launch need not say it. */
+typedef enum ag__form { AG__FORM_EW, AG__FORM_ITEMS, AG__FORM_CPU_ITEMS, AG__FORM_GROUPS } ag__form;
 
 /* Which built-in kernel to launch, on what and how. */
 typedef struct ag__launch {

@@ -50,10 +50,12 @@ static void host_kernels_have_ids(void) {
 }
 
 /* Whether a device lacks kernel @p info by design: the host has no form of AG_GROUPS kernels;
-   a device without float64 has no f64 or c128 variant, nor a kernel whose name says f64 or c128. */
+   the CUDA module none of AG_CPU_ITEMS kernels (CUDA devices are GPUs); a device without float64 has no f64 or c128 variant, nor a kernel whose name says f64 or c128. */
 static const char *exempt(const ag_device_info *di, const ag__kernel_info *info) {
   if (strcmp(di->backend, "host") == 0 && info->form == AG__FORM_GROUPS)
     return "the host has no form of work-group kernels";
+  if (strcmp(di->backend, "cuda") == 0 && info->form == AG__FORM_CPU_ITEMS)
+    return "kernels for CPU devices only";
   if (!di->fp64 && (info->variant == AG_F64 || info->variant == AG_C128 || strstr(info->name, "f64") != NULL ||
                     strstr(info->name, "c128") != NULL))
     return "no float64";

@@ -30,7 +30,7 @@ import tempfile
 
 # Kernel-name suffixes by dtype code (ag_dtype's values); bool is b1, numpy's short name.
 DTYPES = ["u8", "u16", "u32", "i32", "f32", "f64", "c64", "c128", "b1", "i8", "i16", "i64", "u64"]
-ENTRY = re.compile(r"ag_kernel_list<(\w+) (EW|ITEMS|GROUPS) (\w+)((?: *\w+\([^()]*\))*) *>")
+ENTRY = re.compile(r"ag_kernel_list<(\w+) (EW|CPU_ITEMS|ITEMS|GROUPS) (\w+)((?: *\w+\([^()]*\))*) *>")
 PARAM = re.compile(r"(array|value|buffer)\(([^,()]+), *(\w+)\)")
 FAMILY = re.compile(r"^AG_FAMILY\((\w+), *(AG_ONCE|AG_PER_DTYPE)\)", re.M)
 
@@ -138,7 +138,8 @@ def main():
     ]
     rows = []
     at = 0
-    forms = {"EW": "AG__FORM_EW", "ITEMS": "AG__FORM_ITEMS", "GROUPS": "AG__FORM_GROUPS"}
+    forms = {"EW": "AG__FORM_EW", "ITEMS": "AG__FORM_ITEMS", "CPU_ITEMS": "AG__FORM_CPU_ITEMS",
+             "GROUPS": "AG__FORM_GROUPS"}
     for const, fam, per_dtype, variants in ids:
         for v, name, form, shape, params in variants:
             idx = at + (v if per_dtype else 0)

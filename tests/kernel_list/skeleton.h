@@ -29,6 +29,7 @@ _Static_assert(sizeof(ag_list_entry) == 16, "kernel list entries must be 16 byte
 
 #define AG_EW(K, SHAPE, T1, T2, T3, LOOP, ...) AG_LIST_ENTRY(K, AG_LIST_EW)
 #define AG_ITEMS(K, SHAPE, T1, T2, T3, ...) AG_LIST_ENTRY(K, AG_LIST_ITEMS)
+#define AG_CPU_ITEMS(K, SHAPE, T1, T2, T3, ...) AG_LIST_ENTRY(K, AG_LIST_ITEMS)
 #define AG_GROUPS(K, SHAPE, T1, T2, T3, LOCALS, ...) AG_LIST_ENTRY(K, AG_LIST_GROUPS)
 
 #endif

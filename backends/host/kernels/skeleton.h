@@ -93,6 +93,9 @@ _Static_assert((sizeof(ag_host_kernel_def) & (sizeof(ag_host_kernel_def) - 1)) =
   }                                                                                                \
   AG_HOST_ENTRY(K)
 
+/* The host is a CPU device: its CPU-only kernels are items kernels like the others. */
+#define AG_CPU_ITEMS(K, SHAPE, T1, T2, T3, ...) AG_ITEMS(K, SHAPE, T1, T2, T3, __VA_ARGS__)
+
 /* Work-group kernels are for GPUs; the op layer never launches them on the host. */
 #define AG_GROUPS(K, SHAPE, T1, T2, T3, LOCALS, ...)
 
