@@ -8,6 +8,9 @@
    _cols: one item per (outer, part, inner) index, walking its piece in order; neighbouring
    items take neighbouring inner indices, so GPUs read coalesced rows of the inner axis and
    CPUs stream contiguous memory when inner is 1.
+   _colw: CPU devices' form of _cols when inner > 1: an item per AG_RCOLS neighbouring outputs
+   of a piece, which it reads a row of at a time, each element added as it comes (the block
+   form needs consecutive elements of one output).
    _rows: inner is 1; one work-group per (outer, part) strides through the piece together and
    merges its states in a tree in local memory (GPUs only). Its size is a power of two up to
    256, whatever the kernel's limit on the device allows (src/reduce.c chooses it).
@@ -30,6 +33,10 @@
 #define AG_SHAPE_REDUCE_ROWS(A, V, B, T1, T2, T3)                                                  \
   A(const T1, x) A(const T1, y) V(ag_u64, len) V(ag_u64, parts) B(T2, part) A(T3, out)
 #define AG_SHAPE_REDUCE_MERGE(A, V, B, T1, T2, T3) B(const T2, part) V(ag_u64, parts) V(ag_u64, inner) A(T3, out)
+
+/* Outputs a _colw item takes (neighbours along the inner axis; the op layer counts its items
+   with it). */
+#define AG_RCOLS 64
 
 #ifndef AG_SHAPES_ONLY
 #include "dialect.h"
@@ -101,18 +108,15 @@ AG_INLINE AG_RS(sum) AG_RN(merge, sum)(AG_RS(sum) a, AG_RS(sum) b) {
 }
 #else
 /* Kahan's compensated addition of v to (s, c), whose true total is s - c. A non-finite total
-   stops compensating, so Inf and NaN come out as plain addition gives them. */
+   stops compensating, so Inf and NaN come out as plain addition gives them. Written without a
+   branch, so that a loop over neighbouring outputs' states (_colw) vectorises. */
 typedef struct AG_RS(kahan) {
   AG_R s, c;
 } AG_RS(kahan);
 AG_INLINE AG_RS(kahan) AG_RN(kadd, sum)(AG_RS(kahan) a, AG_R v) {
   AG_R y = v - a.c, t = a.s + y;
-  if (t - t != 0) {
-    a.s = t;
-    a.c = 0;
-    return a;
-  }
-  a.c = (t - a.s) - y;
+  AG_R c = (t - a.s) - y;
+  a.c = t - t == 0 ? c : (AG_R)0;
   a.s = t;
   return a;
 }
@@ -509,6 +513,30 @@ AG_INLINE AG_R AG_RN(final_real, nrm2)(AG_RS(nrm2) a) {
   }                                                                                                \
   AG_ITEMS(AG_CAT2(K, _cols), AG_SHAPE_REDUCE_COLS, AG_T, S, TO,                                   \
            AG_CAT2(K, _cols_item)(x, y, len, inner, parts, part, out, i))                          \
+  /* Item i of a _colw launch (CPU devices, inner > 1): AG_RCOLS neighbouring outputs of one     \
+     piece, walked a row of them at a time, so that memory is read in runs rather than one       \
+     element per row (rows a power of two apart share cache sets, and such a walk of one column   \
+     missed every cache). */                                                                      \
+  AG_CPU_ITEMS(AG_CAT2(K, _colw), AG_SHAPE_REDUCE_COLS, AG_T, S, TO, {                             \
+    ag_u64 nw = (inner + AG_RCOLS - 1) / AG_RCOLS;                                                 \
+    ag_u64 w0 = (i % nw) * AG_RCOLS, p = (i / nw) % parts, o = i / nw / parts;                     \
+    ag_u64 ww = inner - w0 < AG_RCOLS ? inner - w0 : AG_RCOLS;                                     \
+    ag_u64 per = (len + parts - 1) / parts, k = p * per < len ? p * per : len;                     \
+    ag_u64 k1 = len - k < per ? len : k + per;                                                     \
+    AG_GLOBAL const AG_T *xw = x + o * len * inner + w0, *yw = y + o * len * inner + w0;           \
+    S sw[AG_RCOLS];                                                                                \
+    for (ag_u64 w = 0; w < ww; w++)                                                                \
+      sw[w] = INIT();                                                                              \
+    for (; k < k1; k++)                                                                            \
+      for (ag_u64 w = 0; w < ww; w++)                                                              \
+        sw[w] = ACC1(sw[w], LOAD(xw, yw, k * inner + w), k);                                       \
+    for (ag_u64 w = 0; w < ww; w++) {                                                              \
+      if (parts == 1)                                                                              \
+        out[o * inner + w0 + w] = FINAL(sw[w]);                                                    \
+      else                                                                                         \
+        part[(o * parts + p) * inner + w0 + w] = sw[w];                                            \
+    }                                                                                              \
+  })                                                                                               \
   /* Group g of a _rows launch: one piece of one row, a work-group reading it together. */         \
   AG_GROUPS(AG_CAT2(K, _rows), AG_SHAPE_REDUCE_ROWS, AG_T, S, TO, AG_LOCAL_MEM S sh[256];, {       \
     ag_u32 l = AG_LOCAL_ID, wg = AG_LOCAL_SIZE;                                                    \

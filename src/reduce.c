@@ -1,6 +1,6 @@
 /* src/reduce.c - reductions over all elements or along one axis: sum, prod, mean, min, max,
    argmin, argmax, dot and nrm2. Checks, then one or two launches of the "reduce" family's kernels
-   ag_<op>_<in>_<out>_{cols,rows,merge} (kernels_shared/reduce.h). */
+   ag_<op>_<in>_<out>_{cols,colw,rows,merge} (kernels_shared/reduce.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,12 +20,13 @@ enum { STATE_BYTES = 32 }; /* the most a reduction state takes (kernels_shared/r
 
 typedef enum red_op { R_SUM, R_MEAN, R_MIN, R_MAX, R_ARGMIN, R_ARGMAX, R_DOT, R_NRM2, R_PROD } red_op;
 
-/* The kernels of one operation writing one dtype (ag_<op>_<in>_<out>_{cols,rows,merge}), each
-   to be offset by the input's dtype. */
+/* The kernels of one operation writing one dtype (ag_<op>_<in>_<out>_{cols,colw,rows,merge}),
+   each to be offset by the input's dtype. */
 typedef struct red_kernels {
-  ag__kernel_id cols, rows, merge;
+  ag__kernel_id cols, colw, rows, merge;
 } red_kernels;
-#define RK(OP, OUT) {AG_K_##OP##_##OUT##_COLS, AG_K_##OP##_##OUT##_ROWS, AG_K_##OP##_##OUT##_MERGE}
+#define RK(OP, OUT)                                                                                \
+  {AG_K_##OP##_##OUT##_COLS, AG_K_##OP##_##OUT##_COLW, AG_K_##OP##_##OUT##_ROWS, AG_K_##OP##_##OUT##_MERGE}
 #define SUMS(OP) {[AG_U32] = RK(OP, U32), [AG_I32] = RK(OP, I32), [AG_U64] = RK(OP, U64), \
                   [AG_I64] = RK(OP, I64), [AG_F32] = RK(OP, F32), [AG_F64] = RK(OP, F64), \
                   [AG_C64] = RK(OP, C64), [AG_C128] = RK(OP, C128)}
@@ -93,10 +94,10 @@ static bool out_dtype_ok(red_op op, ag_dtype t, ag_dtype out, ag_dtype *kernel_o
 /* The result of a sum, product or mean over no elements. */
 static double empty_value(red_op op) { return op == R_MEAN ? NAN : op == R_PROD ? 1 : 0; }
 
-/* How the reduction is cut (see kernels_shared/reduce.h): rows or cols, into how many
+/* How the reduction is cut (see kernels_shared/reduce.h): rows, cols or colw, into how many
    parts per output, over which range. */
 typedef struct plan {
-  bool rows;
+  bool rows, colw;
   uint64_t parts;
   ag_range range;       /* of the first launch */
   ag_range merge_range; /* of the merge, when parts > 1 */
@@ -112,11 +113,17 @@ static bool use_rows(const ag_device *dev, uint64_t len, uint64_t inner) {
   return dev->traits.launch == AG__LAUNCH_GRID && inner == 1 && len >= 1024;
 }
 
+/* CPU devices read outputs that lie side by side (inner > 1) AG_RCOLS at a time (_colw). */
+static bool use_colw(const ag_device *dev, uint64_t inner) {
+  return dev->traits.launch != AG__LAUNCH_GRID && inner > 1;
+}
+
 /* @p max_wg is the limit of the kernel the plan launches first. */
 static void make_plan(const ag_device *dev, size_t max_wg, uint64_t outer, uint64_t len, uint64_t inner, plan *p) {
   memset(p, 0, sizeof *p);
   p->range.dims = p->merge_range.dims = 1;
   p->rows = use_rows(dev, len, inner);
+  p->colw = use_colw(dev, inner);
   uint64_t units = dev->info.compute_units > 0 ? (uint64_t)dev->info.compute_units : 1;
   uint64_t outputs = outer * inner;
   /* _rows steps through a piece a work-group at a time; _cols a block of AG_RBLOCK (256)
@@ -126,16 +133,21 @@ static void make_plan(const ag_device *dev, size_t max_wg, uint64_t outer, uint6
   while (wg > max_wg && wg > 1)
     wg /= 2;
   uint64_t limit = dev->info.max_loop_iterations;
-  uint64_t least_parts = limit == 0 ? 1 : ceil_div(len, limit * (p->rows ? wg : 256));
+  /* _colw's loops over its outputs count towards the limit too (AG_RCOLS steps a row, and
+     three more such loops): its pieces take at most half the limit in rows. */
+  uint64_t least_parts = limit == 0  ? 1
+                         : p->colw ? ceil_div(len * AG_RCOLS, limit / 2)
+                                   : ceil_div(len, limit * (p->rows ? wg : 256));
   if (dev->traits.launch != AG__LAUNCH_GRID) {
     /* CPUs: one sequential pass per work-item; enough items to keep every core busy, each
        with a long stretch (at least 4096 elements). */
     bool items = dev->traits.launch == AG__LAUNCH_ITEMS;
     uint64_t tasks = units * (items ? 4 : 16);
-    p->parts = outputs >= tasks ? 1 : min_u64(ceil_div(tasks, outputs), len / 4096 > 0 ? len / 4096 : 1);
+    uint64_t per_piece = p->colw ? outer * ceil_div(inner, AG_RCOLS) : outputs;
+    p->parts = per_piece >= tasks ? 1 : min_u64(ceil_div(tasks, per_piece), len / 4096 > 0 ? len / 4096 : 1);
     p->parts = max_u64(p->parts, least_parts);
     uint64_t cpu_wg = items ? 0 : min_u64(16, max_wg);
-    p->range.global[0] = outputs * p->parts;
+    p->range.global[0] = per_piece * p->parts;
     p->range.local[0] = cpu_wg;
     p->merge_range.global[0] = outputs;
     p->merge_range.local[0] = cpu_wg;
@@ -235,7 +247,8 @@ static ag_status reduce_contiguous(red_op op, ag_queue *q, const ag_array *x, co
     return st;
   const red_kernels *rk = &red_ops[op].kernels[kout];
   ag__launch l = {.fn = fn, .q = rq, .dev = dev,
-                  .kernel = (use_rows(dev, len, inner) ? rk->rows : rk->cols) + x->dtype};
+                  .kernel = (use_rows(dev, len, inner) ? rk->rows : use_colw(dev, inner) ? rk->colw : rk->cols) +
+                            x->dtype};
   size_t max_wg;
   if ((st = ag__launch_max_work_group(&l, &max_wg)) != AG_OK)
     return st;
@@ -250,7 +263,7 @@ static ag_status reduce_contiguous(red_op op, ag_queue *q, const ag_array *x, co
   uint64_t parts = p.parts;
   ag_buffer *pbuf = part != NULL ? part : out->store->buf;
   l.range = &p.range;
-  l.n = outer * parts * (p.rows ? 1 : inner);
+  l.n = outer * parts * (p.rows ? 1 : p.colw ? ceil_div(inner, AG_RCOLS) : inner);
   if (p.rows)
     st = AG__LAUNCH(launch_rows, &l, .x = x, .y = yy, .len = len, .parts = parts, .part = pbuf, .out = out);
   else
