@@ -16,7 +16,7 @@ static void usage(FILE *f) {
           "  --device SPEC  run on that device only (default: every device present)\n"
           "  --float        float32, and complex64 for the FFT rows (default float64, complex128)\n"
           "  --only KERNEL  run only: one of copy, mul, add, add-transposed, triad, dot, sum,\n"
-          "                 sum-axes, sqrt (each also runs copy and buffer-copy, the device's\n"
+          "                 sum-axes, sum-axis0, sqrt (each also runs copy and buffer-copy, the device's\n"
           "                 bandwidth limit; add-transposed also add); gemm (the rows\n"
           "                 gemm-512, gemm-1024, gemm-2048, gemm-4096) or one of them; fft (the\n"
           "                 rows fft2d-512, fft2d-1024, fft2d-2048, fft1d-batched-256,\n"

@@ -7,6 +7,7 @@ c = xp.full(n, 0.0, dtype=dt)
 res = {}
 a2, b2, c2 = (v[:n // 2].reshape(4096, 4096) for v in (a, b, c))
 a3 = a[:n // 2].reshape(256, 256, 256)
+a4 = a[:n // 2].reshape(256, -1)
 def copy(): xp.copyto(c, a)
 def mul(): xp.multiply(c, s, out=b)
 def add(): xp.add(a, b, out=c)
@@ -16,8 +17,9 @@ def sum_(): res['sum'] = a.sum()
 def sqrt(): xp.sqrt(a, out=c)
 def add_t(): xp.add(a2, b2.T, out=c2)
 def sum_axes(): res['sax'] = a3.sum(axis=(0, 2))
+def sum_axis0(): res['s0'] = a4.sum(axis=0)
 run = {'copy': copy, 'mul': mul, 'add': add, 'triad': triad, 'dot': dot, 'sum': sum_,
-       'sqrt': sqrt, 'add-transposed': add_t, 'sum-axes': sum_axes}
+       'sqrt': sqrt, 'add-transposed': add_t, 'sum-axes': sum_axes, 'sum-axis0': sum_axis0}
 r = lambda x: float(t(x))
 m = {'a': r(0.1), 'b': r(0.2), 'c': 0.0}
 def model(name):
@@ -25,6 +27,7 @@ def model(name):
     elif name == 'mul': m['b'] = r(r(s) * m['c'])
     elif name in ('add', 'add-transposed'): m['c'] = r(m['a'] + m['b'])
     elif name == 'sum-axes': m['sax'] = 65536 * m['a']
+    elif name == 'sum-axis0': m['s0'] = 256 * m['a']
     elif name == 'triad': m['a'] = r(m['b'] + r(r(s) * m['c']))
     elif name == 'dot': m['dot'] = n * m['a'] * m['b']
     elif name == 'sum': m['sum'] = n * m['a']

@@ -39,6 +39,7 @@ enum {
   K_DOT,
   K_SUM,
   K_SUM_AXES,
+  K_SUM_AXIS0,
   K_SQRT,
   K_COUNT,
 };
@@ -51,10 +52,12 @@ static const struct kernel_def {
     [K_COPY] = {"copy", 2, true},   [K_BUFFER_COPY] = {"buffer-copy", 2, false},
     [K_MUL] = {"mul", 2, true},     [K_ADD] = {"add", 3, true},
     /* Strided operands, on the first N/2 elements: c = a + b.T as 4096 x 4096 matrices (3 x
-       N/2 elements moved), and the sum over axes 0 and 2 of a as 256 x 256 x 256 (N/2 read). */
+       N/2 elements moved), the sum over axes 0 and 2 of a as 256 x 256 x 256 (N/2 read), and
+       the sum over axis 0 of a as 256 x N/512 (N/2 read: the outputs lie side by side). */
     [K_ADD_T] = {"add-transposed", 1.5, true},
     [K_TRIAD] = {"triad", 3, true}, [K_DOT] = {"dot", 2, true},
     [K_SUM] = {"sum", 1, true},     [K_SUM_AXES] = {"sum-axes", 0.5, true},
+    [K_SUM_AXIS0] = {"sum-axis0", 0.5, true},
     [K_SQRT] = {"sqrt", 2, true},
 };
 
@@ -71,8 +74,9 @@ typedef struct stream {
   ag_queue *q;
   ag_array *a, *b, *c, *dot, *sum;
   ag_array *a2, *bt2, *c2, *a3, *sax; /* add-transposed's and sum-axes' views, sum-axes' result */
+  ag_array *a4, *s0;                  /* sum-axis0's view and result */
   void *host; /* n elements, for checking */
-  double ea, eb, ec, edot, esum, esax;
+  double ea, eb, ec, edot, esum, esax, es0;
 } stream;
 
 static double round_to(ag_dtype t, double x) { return t == AG_F32 ? (double)(float)x : x; }
@@ -96,6 +100,8 @@ static ag_status launch(void *ctx, int k) {
     return ag_add(s->q, s->a2, s->bt2, s->c2);
   case K_SUM_AXES:
     return ag_sum_axes(s->q, s->a3, 2, (const int[]){0, 2}, s->sax);
+  case K_SUM_AXIS0:
+    return ag_sum(s->q, s->a4, 0, s->s0);
   case K_TRIAD:
     return ag_axpby(s->q, SCALAR, s->c, 1.0, s->b, s->a);
   case K_DOT:
@@ -126,6 +132,9 @@ static void model(stream *s, int k) {
     break;
   case K_SUM_AXES:
     s->esax = 65536.0 * s->ea;
+    break;
+  case K_SUM_AXIS0:
+    s->es0 = 256.0 * s->ea;
     break;
   case K_TRIAD:
     s->ea = round_to(s->t, s->eb + round_to(s->t, sc * s->ec));
@@ -202,17 +211,15 @@ static int check_scalar(stream *s, const ag_array *x, double want, const char *w
   return 0;
 }
 
-/* Checks sum-axes' 256 results against the model. */
-static int check_sums(stream *s, const char *what, bool strict) {
-  double got[256];
-  float f[256];
-  if (ag_array_to_host(s->sax, s->t == AG_F32 ? (void *)f : (void *)got, 256 * ag_dtype_size(s->t)) != AG_OK)
+/* Checks the results of a sum over axes (sum-axes', sum-axis0's), each @p want. */
+static int check_sums(stream *s, const ag_array *sums, double want, const char *what, bool strict) {
+  if (ag_array_to_host(sums, s->host, ag_array_nbytes(sums)) != AG_OK)
     return fail(what);
-  for (int i = 0; i < 256; i++) {
-    double v = s->t == AG_F32 ? (double)f[i] : got[i];
-    if (!(fabs(v - s->esax) <= tolerance(s->t, true, strict) * fabs(s->esax))) {
-      fprintf(stderr, "anygpu-bench: %s (%s): result %d is %.17g, expected %.17g\n", what, ag_dtype_name(s->t), i, v,
-              s->esax);
+  for (size_t i = 0; i < ag_array_size(sums); i++) {
+    double v = s->t == AG_F32 ? (double)((const float *)s->host)[i] : ((const double *)s->host)[i];
+    if (!(fabs(v - want) <= tolerance(s->t, true, strict) * fabs(want))) {
+      fprintf(stderr, "anygpu-bench: %s (%s): result %zu is %.17g, expected %.17g\n", what, ag_dtype_name(s->t), i, v,
+              want);
       return 1;
     }
   }
@@ -232,7 +239,9 @@ static int check_kernel(stream *s, int k) {
   case K_SUM:
     return check_scalar(s, s->sum, s->esum, name, true);
   case K_SUM_AXES:
-    return check_sums(s, name, true);
+    return check_sums(s, s->sax, s->esax, name, true);
+  case K_SUM_AXIS0:
+    return check_sums(s, s->s0, s->es0, name, true);
   default: /* copy, buffer-copy, add, sqrt */
     return check_array(s, s->c, s->ec, name, true);
   }
@@ -287,14 +296,15 @@ int stream_child(const char *spec, const char *dtype_name, const char *mask_arg)
       ag_array_create(dev, s.t, 1, shape, &s.b) != AG_OK || ag_array_create(dev, s.t, 1, shape, &s.c) != AG_OK ||
       ag_array_create(dev, s.t, 1, one, &s.dot) != AG_OK || ag_array_create(dev, s.t, 1, one, &s.sum) != AG_OK)
     rc = fail("allocating the arrays");
-  /* The strided rows' views over the first n/2 elements, and sum-axes' result. */
+  /* The strided rows' views over the first n/2 elements, and sum-axes' and sum-axis0's results. */
   ag_array *ha = NULL, *hb = NULL, *hc = NULL, *b2 = NULL;
-  const size_t sq[2] = {4096, 4096}, cube[3] = {256, 256, 256}, n256 = 256;
+  const size_t sq[2] = {4096, 4096}, cube[3] = {256, 256, 256}, n256 = 256, wide[2] = {256, s.n / 512};
   if (rc == 0 && (ag_array_slice(s.a, 0, s.n / 2, &ha) != AG_OK || ag_array_slice(s.b, 0, s.n / 2, &hb) != AG_OK ||
                   ag_array_slice(s.c, 0, s.n / 2, &hc) != AG_OK || ag_array_reshape(ha, 2, sq, &s.a2) != AG_OK ||
                   ag_array_reshape(hb, 2, sq, &b2) != AG_OK || ag_array_transpose(b2, &s.bt2) != AG_OK ||
                   ag_array_reshape(hc, 2, sq, &s.c2) != AG_OK || ag_array_reshape(ha, 3, cube, &s.a3) != AG_OK ||
-                  ag_array_create(dev, s.t, 1, &n256, &s.sax) != AG_OK))
+                  ag_array_create(dev, s.t, 1, &n256, &s.sax) != AG_OK || ag_array_reshape(ha, 2, wide, &s.a4) != AG_OK ||
+                  ag_array_create(dev, s.t, 1, &wide[1], &s.s0) != AG_OK))
     rc = fail("making the strided views");
   ag_array_free(ha);
   ag_array_free(hb);
@@ -348,10 +358,13 @@ int stream_child(const char *spec, const char *dtype_name, const char *mask_arg)
          check_array(&s, s.c, s.ec, "the final c", false) ||
          ((mask & (1u << K_DOT)) && check_scalar(&s, s.dot, s.edot, "the last dot", false)) ||
          ((mask & (1u << K_SUM)) && check_scalar(&s, s.sum, s.esum, "the last sum", false)) ||
-         ((mask & (1u << K_SUM_AXES)) && check_sums(&s, "the last sum-axes", false));
+         ((mask & (1u << K_SUM_AXES)) && check_sums(&s, s.sax, s.esax, "the last sum-axes", false)) ||
+         ((mask & (1u << K_SUM_AXIS0)) && check_sums(&s, s.s0, s.es0, "the last sum-axis0", false));
   if (rc == 0)
     printf("ok\n");
   free(s.host);
+  ag_array_free(s.s0);
+  ag_array_free(s.a4);
   ag_array_free(s.sax);
   ag_array_free(s.a3);
   ag_array_free(s.c2);
@@ -534,7 +547,7 @@ int stream_device(const char *self, const device_entry *d, bool f32, unsigned ma
 void stream_footer(const totals *tot) {
   if (tot->any_stream)
     printf("\nGB/s: bytes moved as BabelStream counts them (copy, buffer-copy, mul, dot, sqrt 2N elements;\n"
-           "  add, triad 3N; sum N; add-transposed 1.5N; sum-axes N/2; GB = 1e9 bytes) over the\n"
+           "  add, triad 3N; sum N; add-transposed 1.5N; sum-axes, sum-axis0 N/2; GB = 1e9 bytes) over the\n"
            "  kernel's best time in %d rounds, each running every kernel once in the order shown,\n"
            "  each timed on the device with\n"
            "  ag_event_record/ag_event_elapsed_ms (with the host clock around ag_queue_finish where\n"
@@ -544,7 +557,8 @@ void stream_footer(const totals *tot) {
            "  (b = s*c); add ag_add (c = a + b); triad ag_axpby (a = b + s*c, one pass); dot ag_dot;\n"
            "  sum ag_sum; sqrt ag_sqrt (c = sqrt(a)); add-transposed ag_add of a and b.T as 4096 x 4096\n"
            "  views of their first N/2 elements into c's; sum-axes ag_sum_axes over axes 0 and 2 of a's\n"
-           "  first N/2 elements as 256 x 256 x 256. Each kernel's output is checked in the first\n"
+           "  first N/2 elements as 256 x 256 x 256; sum-axis0 ag_sum over axis 0 of them as 256 x N/512.\n"
+           "  Each kernel's output is checked in the first\n"
            "  round, and the arrays after the last, against values computed on the host.\n"
            "%% of limit: of the device's copy bandwidth measured in this run, the better of the copy\n"
            "  and buffer-copy rows.\n",
@@ -556,7 +570,8 @@ void stream_footer(const totals *tot) {
            "  copy c[:] = a (np.copyto), mul np.multiply(c, s, out=b), add np.add(a, b, out=c),\n"
            "  triad a[:] = b + s*c (numpy's way: two passes and a temporary), dot np.dot(a, b),\n"
            "  sum a.sum(), sqrt np.sqrt(a, out=c), add-transposed np.add(a2, b2.T, out=c2), sum-axes\n"
-           "  a3.sum(axis=(0, 2)) on the same views. \"-\" where the peer has no figure.\n");
+           "  a3.sum(axis=(0, 2)), sum-axis0 a4.sum(axis=0) on the same views. \"-\" where the peer\n"
+           "  has no figure.\n");
 }
 
 /* The footer's last line, under the legend of every table. */
