@@ -24,7 +24,7 @@ AG_EW(ag_copy_nd_16, AG_SHAPE_COPY_ND, ag_b16, , , AG_EACH_ND, out[i1] = x[i0])
 
 #include "tile.h"
 #define AG_COPY_TILES(K, T)                                                                        \
-  AG_CPU_ITEMS(K, AG_SHAPE_COPY_TILES, T, , , {                                                        \
+  AG_CPU_ITEMS(K, AG_SHAPE_COPY_TILES, T, , , {                                                    \
     AG_ND_GATHER(nd_)                                                                              \
     AG_TILE_AT(nd_, i, AG_TILE_STAGED_OF(sizeof(T)))                                               \
     (void)b2_;                                                                                     \

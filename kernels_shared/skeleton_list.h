@@ -1,7 +1,7 @@
 /* kernels_shared/skeleton_list.h - reads the kernel definitions of a family source as a list:
-   each AG_EW, AG_ITEMS, AG_CPU_ITEMS or AG_GROUPS becomes one entry naming the kernel, how it covers its
-   indices and its parameters with their types, which tools/kernel_ids.py makes the kernel ids
-   and their argument lists from. */
+   each AG_EW, AG_ITEMS, AG_CPU_ITEMS or AG_GROUPS becomes one entry naming the kernel, how it
+   covers its indices and its parameters with their types, which tools/kernel_ids.py makes the
+   kernel ids and their argument lists from. */
 #ifndef AG_KERNEL_SKELETON_LIST_H
 #define AG_KERNEL_SKELETON_LIST_H
 

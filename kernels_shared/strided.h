@@ -52,7 +52,7 @@
 
 #define AG_STRIDED_FORMS(K, FN)                                                                    \
   AG_EW(AG_CAT2(AG_KN(K), _nd), AG_SHAPE_BINARY_ND, AG_T, , , AG_EACH_ND, out[i0] = FN(a[i1], b[i2]))  \
-  AG_CPU_ITEMS(AG_CAT2(AG_KN(K), _tiles), AG_SHAPE_BINARY_ND, AG_T, , , {                              \
+  AG_CPU_ITEMS(AG_CAT2(AG_KN(K), _tiles), AG_SHAPE_BINARY_ND, AG_T, , , {                          \
     AG_ND_GATHER(nd_)                                                                              \
     AG_STRIDED_TILE(nd_, i, FN)                                                                    \
   })
