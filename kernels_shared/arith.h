@@ -5,17 +5,8 @@
    so src/elementwise.c launches both families alike. A family of its own so that the
    elementwise family's programs, built per dtype at first use, do not grow. */
 
-/* The parameter lists: elementwise.h's AG_SHAPE_UNARY and AG_SHAPE_BINARY... (written once
-   there). */
-#ifndef AG_SHAPE_BINARY
-#ifdef AG_SHAPES_ONLY
-#include "elementwise.h"
-#else
-#define AG_SHAPES_ONLY
-#include "elementwise.h"
-#undef AG_SHAPES_ONLY
-#endif
-#endif
+/* The parameter lists: elementwise.h's. */
+#include "ew_shapes.h"
 
 #ifndef AG_SHAPES_ONLY
 #include "dialect.h"
@@ -146,13 +137,7 @@ AG_INLINE AG_T AG_E(bitwise_xor)(AG_T a, AG_T b) { return (AG_T)((a != 0) != (b 
 AG_INLINE AG_T AG_E(bitwise_invert)(AG_T x) { return (AG_T)(x == 0); }
 #endif
 
-/* ---- the kernels: each binary operation in elementwise.h's five forms ---- */
-#define AG_BINARY_FORMS(K, FN)                                                                     \
-  AG_EW(AG_KN(K), AG_SHAPE_BINARY, AG_T, , , AG_EACH, out[i] = FN(a[i], b[i]))                     \
-  AG_EW(AG_CAT2(AG_KN(K), _bb), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[i], b[j])) \
-  AG_EW(AG_CAT2(AG_KN(K), _ba), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[j], b[i])) \
-  AG_EW(AG_CAT2(AG_KN(K), _s), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(x[i], s))    \
-  AG_EW(AG_CAT2(AG_KN(K), _rs), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(s, x[i]))
+/* ---- the kernels: each binary operation in elementwise.h's five forms (AG_BINARY_FORMS) ---- */
 
 #if AG_INT || AG_FLOAT
 AG_BINARY_FORMS(ag_floor_divide, AG_E(floor_divide))
@@ -169,7 +154,6 @@ AG_BINARY_FORMS(ag_bitwise_left_shift, AG_E(left_shift))
 AG_BINARY_FORMS(ag_bitwise_right_shift, AG_E(right_shift))
 #endif
 
-#undef AG_BINARY_FORMS
 #undef AG_RF
 
 #endif /* !AG_NEEDS_F64 || AG_HAVE_F64 */

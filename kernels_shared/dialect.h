@@ -153,6 +153,21 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_FMOD_f32 fmodf
 #define AG_FLOOR_f32 floorf
 #define AG_COPYSIGN_f32 copysignf
+#define AG_TAN_f32 tanf
+#define AG_ASIN_f32 asinf
+#define AG_ACOS_f32 acosf
+#define AG_ATAN_f32 atanf
+#define AG_TANH_f32 tanhf
+#define AG_ASINH_f32 asinhf
+#define AG_ACOSH_f32 acoshf
+#define AG_ATANH_f32 atanhf
+#define AG_EXPM1_f32 expm1f
+#define AG_LOG1P_f32 log1pf
+#define AG_LOG2_f32 log2f
+#define AG_LOG10_f32 log10f
+#define AG_CEIL_f32 ceilf
+#define AG_TRUNC_f32 truncf
+#define AG_RINT_f32 rintf
 #else
 #define AG_SQRT_f32 sqrt
 #define AG_EXP_f32 exp
@@ -169,6 +184,21 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_FMOD_f32 fmod
 #define AG_FLOOR_f32 floor
 #define AG_COPYSIGN_f32 copysign
+#define AG_TAN_f32 tan
+#define AG_ASIN_f32 asin
+#define AG_ACOS_f32 acos
+#define AG_ATAN_f32 atan
+#define AG_TANH_f32 tanh
+#define AG_ASINH_f32 asinh
+#define AG_ACOSH_f32 acosh
+#define AG_ATANH_f32 atanh
+#define AG_EXPM1_f32 expm1
+#define AG_LOG1P_f32 log1p
+#define AG_LOG2_f32 log2
+#define AG_LOG10_f32 log10
+#define AG_CEIL_f32 ceil
+#define AG_TRUNC_f32 trunc
+#define AG_RINT_f32 rint
 #endif
 #define AG_SQRT_f64 sqrt
 #define AG_EXP_f64 exp
@@ -185,6 +215,21 @@ typedef struct __attribute__((aligned(16))) ag_c128 {
 #define AG_FMOD_f64 fmod
 #define AG_FLOOR_f64 floor
 #define AG_COPYSIGN_f64 copysign
+#define AG_TAN_f64 tan
+#define AG_ASIN_f64 asin
+#define AG_ACOS_f64 acos
+#define AG_ATAN_f64 atan
+#define AG_TANH_f64 tanh
+#define AG_ASINH_f64 asinh
+#define AG_ACOSH_f64 acosh
+#define AG_ATANH_f64 atanh
+#define AG_EXPM1_f64 expm1
+#define AG_LOG1P_f64 log1p
+#define AG_LOG2_f64 log2
+#define AG_LOG10_f64 log10
+#define AG_CEIL_f64 ceil
+#define AG_TRUNC_f64 trunc
+#define AG_RINT_f64 rint
 
 /* 16 bytes moved as one (the layout family's copies of c128 elements). */
 #if AG_DIALECT_CUDA

@@ -30,6 +30,17 @@
 #define AG_SHAPE_ROLL(A, V, B, T1, T2, T3)                                                         \
   A(const T1, x) A(T1, out) V(ag_u64, d1) V(ag_u64, d2) V(ag_u64, d3) V(ag_u64, s1) V(ag_u64, s2) V(ag_u64, s3)
 
+/* Each binary operation in five forms, kernels named from K with FN its element function:
+   ag_add_f32 (a op b), ag_add_f32_bb and _ba (b, or a, repeated along the other's leading
+   axes), ag_add_f32_s and _rs (a scalar on the right, or on the left). Also the arith and mathfn
+   families' (kernels_shared/arith.h, mathfn.h). */
+#define AG_BINARY_FORMS(K, FN)                                                                     \
+  AG_EW(AG_KN(K), AG_SHAPE_BINARY, AG_T, , , AG_EACH, out[i] = FN(a[i], b[i]))                     \
+  AG_EW(AG_CAT2(AG_KN(K), _bb), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[i], b[j])) \
+  AG_EW(AG_CAT2(AG_KN(K), _ba), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[j], b[i])) \
+  AG_EW(AG_CAT2(AG_KN(K), _s), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(x[i], s))    \
+  AG_EW(AG_CAT2(AG_KN(K), _rs), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(s, x[i]))
+
 #ifndef AG_SHAPES_ONLY
 #include "dialect.h"
 #include "complex.h"
@@ -83,15 +94,6 @@ AG_UNARY(AG_KN(ag_real), AG_ABS_OUT, AG_E(real))
 AG_UNARY(AG_KN(ag_imag), AG_ABS_OUT, AG_E(imag))
 #endif /* !AG_BOOLEAN */
 
-/* Each binary operation in five forms: ag_add_f32 (a op b), ag_add_f32_bb and _ba (b, or a,
-   repeated along the other's leading axes), ag_add_f32_s and _rs (a scalar on the right, or
-   on the left). */
-#define AG_BINARY_FORMS(K, FN)                                                                     \
-  AG_EW(AG_KN(K), AG_SHAPE_BINARY, AG_T, , , AG_EACH, out[i] = FN(a[i], b[i]))                     \
-  AG_EW(AG_CAT2(AG_KN(K), _bb), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[i], b[j])) \
-  AG_EW(AG_CAT2(AG_KN(K), _ba), AG_SHAPE_BINARY_REPEAT, AG_T, , , AG_EACH_REPEAT, out[i] = FN(a[j], b[i])) \
-  AG_EW(AG_CAT2(AG_KN(K), _s), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(x[i], s))    \
-  AG_EW(AG_CAT2(AG_KN(K), _rs), AG_SHAPE_BINARY_SCALAR, AG_T, , , AG_EACH, out[i] = FN(s, x[i]))
 AG_BINARY_OPS(AG_BINARY_FORMS)
 #if !AG_BOOLEAN
 
@@ -146,7 +148,6 @@ AG_ASTYPE(c128, ag_c128)
 
 #undef AG_ASTYPE
 #undef AG_COMPARE_FORMS
-#undef AG_BINARY_FORMS
 #undef AG_UNARY
 #undef AG_ABS_OUT
 

@@ -47,6 +47,8 @@ static const char *dtypes_text(unsigned mask) {
     return "every numeric dtype (not bool)";
   case FLOATS | CPLX:
     return "f32, f64, c64 and c128";
+  case FLOATS:
+    return "f32 and f64";
   case REALS:
     return "the real numeric dtypes (integers, f32, f64)";
   case REALS | BOOL:
@@ -136,21 +138,45 @@ static const struct {
   const char *fn;
   ag__kernel_id kernel;
   unsigned dtypes;
-  bool complex_to_real; /* out is real for complex x */
+  enum { SAME_OUT, REAL_OUT, BOOL_OUT } out; /* out's dtype: x's; x's real one (abs, real and imag
+                                               of complex x); bool */
 } unary_ops[] = {
-    [AG_OP_NEG] = {"ag_neg", AG_K_NEG, ALL & ~UINTS, false},
-    [AG_OP_ABS] = {"ag_abs", AG_K_ABS, ALL, true},
-    [AG_OP_SQRT] = {"ag_sqrt", AG_K_SQRT, FLOATS | CPLX, false},
-    [AG_OP_EXP] = {"ag_exp", AG_K_EXP, FLOATS | CPLX, false},
-    [AG_OP_LOG] = {"ag_log", AG_K_LOG, FLOATS | CPLX, false},
-    [AG_OP_SIN] = {"ag_sin", AG_K_SIN, FLOATS | CPLX, false},
-    [AG_OP_COS] = {"ag_cos", AG_K_COS, FLOATS | CPLX, false},
-    [AG_OP_SQUARE] = {"ag_square", AG_K_SQUARE, ALL, false},
-    [AG_OP_SIGN] = {"ag_sign", AG_K_SIGN, ALL & ~UINTS, false},
-    [AG_OP_CONJ] = {"ag_conj", AG_K_CONJ, ALL, false},
-    [AG_OP_REAL] = {"ag_real", AG_K_REAL, ALL, true},
-    [AG_OP_IMAG] = {"ag_imag", AG_K_IMAG, ALL, true},
-    [AG_OP_BITWISE_INVERT] = {"ag_bitwise_invert", AG_K_BITWISE_INVERT, INTS | BOOL, false},
+    [AG_OP_NEG] = {"ag_neg", AG_K_NEG, ALL & ~UINTS, SAME_OUT},
+    [AG_OP_ABS] = {"ag_abs", AG_K_ABS, ALL, REAL_OUT},
+    [AG_OP_SQRT] = {"ag_sqrt", AG_K_SQRT, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_EXP] = {"ag_exp", AG_K_EXP, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_LOG] = {"ag_log", AG_K_LOG, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_SIN] = {"ag_sin", AG_K_SIN, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_COS] = {"ag_cos", AG_K_COS, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_SQUARE] = {"ag_square", AG_K_SQUARE, ALL, SAME_OUT},
+    [AG_OP_SIGN] = {"ag_sign", AG_K_SIGN, ALL & ~UINTS, SAME_OUT},
+    [AG_OP_CONJ] = {"ag_conj", AG_K_CONJ, ALL, SAME_OUT},
+    [AG_OP_REAL] = {"ag_real", AG_K_REAL, ALL, REAL_OUT},
+    [AG_OP_IMAG] = {"ag_imag", AG_K_IMAG, ALL, REAL_OUT},
+    [AG_OP_BITWISE_INVERT] = {"ag_bitwise_invert", AG_K_BITWISE_INVERT, INTS | BOOL, SAME_OUT},
+    /* The mathfn family's (kernels_shared/mathfn.h), launched as the ones above. */
+    [AG_OP_TAN] = {"ag_tan", AG_K_TAN, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_ASIN] = {"ag_asin", AG_K_ASIN, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_ACOS] = {"ag_acos", AG_K_ACOS, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_ATAN] = {"ag_atan", AG_K_ATAN, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_SINH] = {"ag_sinh", AG_K_SINH, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_COSH] = {"ag_cosh", AG_K_COSH, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_TANH] = {"ag_tanh", AG_K_TANH, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_ASINH] = {"ag_asinh", AG_K_ASINH, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_ACOSH] = {"ag_acosh", AG_K_ACOSH, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_ATANH] = {"ag_atanh", AG_K_ATANH, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_EXPM1] = {"ag_expm1", AG_K_EXPM1, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_LOG1P] = {"ag_log1p", AG_K_LOG1P, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_LOG2] = {"ag_log2", AG_K_LOG2, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_LOG10] = {"ag_log10", AG_K_LOG10, FLOATS | CPLX, SAME_OUT},
+    [AG_OP_FLOOR] = {"ag_floor", AG_K_FLOOR, REALS, SAME_OUT},
+    [AG_OP_CEIL] = {"ag_ceil", AG_K_CEIL, REALS, SAME_OUT},
+    [AG_OP_TRUNC] = {"ag_trunc", AG_K_TRUNC, REALS, SAME_OUT},
+    [AG_OP_ROUND] = {"ag_round", AG_K_ROUND, ALL, SAME_OUT},
+    [AG_OP_ISNAN] = {"ag_isnan", AG_K_ISNAN, ALL | BOOL, BOOL_OUT},
+    [AG_OP_ISINF] = {"ag_isinf", AG_K_ISINF, ALL | BOOL, BOOL_OUT},
+    [AG_OP_ISFINITE] = {"ag_isfinite", AG_K_ISFINITE, ALL | BOOL, BOOL_OUT},
+    [AG_OP_SIGNBIT] = {"ag_signbit", AG_K_SIGNBIT, REALS, BOOL_OUT},
 };
 
 /* The input (argument @p xn) and out present, on one device, out of the expected dtype and the
@@ -185,7 +211,9 @@ ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out
   ag_status st = ag__check_operand(fn, "x", x);
   if (st != AG_OK || (st = check_dtype(fn, "x", x, unary_ops[op].dtypes)) != AG_OK)
     return st;
-  ag_dtype out_dtype = unary_ops[op].complex_to_real ? ag__dtype_real(x->dtype) : x->dtype;
+  ag_dtype out_dtype = unary_ops[op].out == REAL_OUT   ? ag__dtype_real(x->dtype)
+                       : unary_ops[op].out == BOOL_OUT ? AG_BOOL
+                                                       : x->dtype;
   if ((st = check_pair(fn, "x", x, out, out_dtype)) != AG_OK || x->size == 0)
     return st;
   ag__launch l = ew(fn, q, x, unary_ops[op].kernel, x->size);
@@ -207,6 +235,28 @@ ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out) { return ag_una
 ag_status ag_bitwise_invert(ag_queue *q, const ag_array *x, ag_array *out) {
   return ag_unary(q, AG_OP_BITWISE_INVERT, x, out);
 }
+ag_status ag_tan(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_TAN, x, out); }
+ag_status ag_asin(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ASIN, x, out); }
+ag_status ag_acos(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ACOS, x, out); }
+ag_status ag_atan(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ATAN, x, out); }
+ag_status ag_sinh(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_SINH, x, out); }
+ag_status ag_cosh(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_COSH, x, out); }
+ag_status ag_tanh(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_TANH, x, out); }
+ag_status ag_asinh(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ASINH, x, out); }
+ag_status ag_acosh(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ACOSH, x, out); }
+ag_status ag_atanh(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ATANH, x, out); }
+ag_status ag_expm1(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_EXPM1, x, out); }
+ag_status ag_log1p(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_LOG1P, x, out); }
+ag_status ag_log2(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_LOG2, x, out); }
+ag_status ag_log10(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_LOG10, x, out); }
+ag_status ag_floor(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_FLOOR, x, out); }
+ag_status ag_ceil(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_CEIL, x, out); }
+ag_status ag_trunc(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_TRUNC, x, out); }
+ag_status ag_round(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ROUND, x, out); }
+ag_status ag_isnan(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ISNAN, x, out); }
+ag_status ag_isinf(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ISINF, x, out); }
+ag_status ag_isfinite(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_ISFINITE, x, out); }
+ag_status ag_signbit(ag_queue *q, const ag_array *x, ag_array *out) { return ag_unary(q, AG_OP_SIGNBIT, x, out); }
 
 /* ---- two inputs ---- */
 
@@ -256,6 +306,11 @@ static const struct {
                            {AG_K_BITWISE_RIGHT_SHIFT, AG_K_BITWISE_RIGHT_SHIFT_BB, AG_K_BITWISE_RIGHT_SHIFT_BA,
                             AG_K_BITWISE_RIGHT_SHIFT_S, AG_K_BITWISE_RIGHT_SHIFT_RS},
                            INTS},
+    /* The mathfn family's. */
+    [AG_OP_ATAN2] = {"ag_atan2", {AG_K_ATAN2, AG_K_ATAN2_BB, AG_K_ATAN2_BA, AG_K_ATAN2_S, AG_K_ATAN2_RS}, FLOATS},
+    [AG_OP_HYPOT] = {"ag_hypot", {AG_K_HYPOT, AG_K_HYPOT_BB, AG_K_HYPOT_BA, AG_K_HYPOT_S, AG_K_HYPOT_RS}, FLOATS},
+    [AG_OP_COPYSIGN] = {"ag_copysign", {AG_K_COPYSIGN, AG_K_COPYSIGN_BB, AG_K_COPYSIGN_BA, AG_K_COPYSIGN_S, AG_K_COPYSIGN_RS}, FLOATS},
+    [AG_OP_LOGADDEXP] = {"ag_logaddexp", {AG_K_LOGADDEXP, AG_K_LOGADDEXP_BB, AG_K_LOGADDEXP_BA, AG_K_LOGADDEXP_S, AG_K_LOGADDEXP_RS}, FLOATS},
 };
 
 /* Whether @p small's shape is the trailing part of @p big's. */
@@ -463,6 +518,18 @@ ag_status ag_bitwise_left_shift(ag_queue *q, const ag_array *a, const ag_array *
 }
 ag_status ag_bitwise_right_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
   return ag_binary(q, AG_OP_RIGHT_SHIFT, a, b, out);
+}
+ag_status ag_atan2(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_ATAN2, a, b, out);
+}
+ag_status ag_hypot(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_HYPOT, a, b, out);
+}
+ag_status ag_copysign(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_COPYSIGN, a, b, out);
+}
+ag_status ag_logaddexp(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out) {
+  return ag_binary(q, AG_OP_LOGADDEXP, a, b, out);
 }
 
 ag_status ag_add_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out) {

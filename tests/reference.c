@@ -255,8 +255,9 @@ bool ref_unary_takes(ag_unary_op op, ag_dtype t) {
     return !ref_is_unsigned(t) && !ref_is_bool(t);
   case AG_OP_BITWISE_INVERT:
     return ref_is_integer(t) || ref_is_bool(t);
+  default:
+    return ref_mathfn_unary_takes(op, t);
   }
-  return false;
 }
 
 bool ref_binary_takes(ag_binary_op op, ag_dtype t) {
@@ -280,13 +281,16 @@ bool ref_binary_takes(ag_binary_op op, ag_dtype t) {
   case AG_OP_LEFT_SHIFT:
   case AG_OP_RIGHT_SHIFT:
     return ref_is_integer(t);
+  default:
+    return ref_mathfn_binary_takes(op, t);
   }
-  return false;
 }
 
 ag_dtype ref_unary_out_dtype(ag_unary_op op, ag_dtype t) {
   if (op == AG_OP_ABS || op == AG_OP_REAL || op == AG_OP_IMAG)
     return ref_real_dtype(t);
+  if (ref_mathfn_is_test(op))
+    return AG_BOOL;
   return t;
 }
 
@@ -346,7 +350,8 @@ static ref_c unary_f32(ag_unary_op op, float x) {
   case AG_OP_REAL:
     return x;
   case AG_OP_BITWISE_INVERT:
-    break; /* integers and bool only */
+  default: /* integers and bool only; the mathfn family's: reference_mathfn.c */
+    break;
   }
   return 0;
 }
@@ -378,7 +383,8 @@ static ref_c unary_f64(ag_unary_op op, double x) {
   case AG_OP_REAL:
     return x;
   case AG_OP_BITWISE_INVERT:
-    break; /* integers and bool only */
+  default: /* integers and bool only; the mathfn family's: reference_mathfn.c */
+    break;
   }
   return 0;
 }
@@ -415,7 +421,8 @@ static ref_c unary_complex(ag_unary_op op, ref_c z) {
   case AG_OP_IMAG:
     return im;
   case AG_OP_BITWISE_INVERT:
-    break; /* integers and bool only */
+  default: /* integers and bool only; the mathfn family's: reference_mathfn.c */
+    break;
   }
   return 0;
 }
@@ -423,7 +430,9 @@ static ref_c unary_complex(ag_unary_op op, ref_c z) {
 void ref_unary(ag_unary_op op, ag_dtype t, const void *x, size_t n, ref_c *want) {
   for (size_t i = 0; i < n; i++) {
     ref_c v = ref_get(t, x, i);
-    if (ref_is_integer(t))
+    if (op >= AG_OP_TAN)
+      want[i] = ref_mathfn_unary1(op, t, v);
+    else if (ref_is_integer(t))
       want[i] = unary_int(op, t, creall(v));
     else if (ref_is_bool(t))
       want[i] = op == AG_OP_BITWISE_INVERT ? creall(v) == 0 : 0; /* logical not */
@@ -494,6 +503,7 @@ static ref_c binary_int(ag_binary_op op, ag_dtype t, long double a, long double 
     return floorl(a / ldexpl(1, (int)count)); /* arithmetic: rounds toward -inf */
   }
   case AG_OP_POW:
+  default: /* floats only */
     break;
   }
   return 0;
@@ -626,7 +636,9 @@ void ref_binary(ag_binary_op op, ag_dtype t, const void *a, size_t na, const voi
                 ref_c *want) {
   for (size_t i = 0; i < n; i++) {
     ref_c x = ref_get(t, a, i % na), y = ref_get(t, b, i % nb);
-    if (ref_is_integer(t))
+    if (op >= AG_OP_ATAN2)
+      want[i] = ref_mathfn_binary1(op, creall(x), creall(y));
+    else if (ref_is_integer(t))
       want[i] = binary_int(op, t, creall(x), creall(y));
     else if (ref_is_bool(t))
       want[i] = binary_bool(op, creall(x) != 0, creall(y) != 0);
@@ -831,6 +843,8 @@ static ref_tol by_precision(ag_dtype t, double rel32, double abs32, double rel64
 }
 
 ref_tol ref_tol_unary(ag_unary_op op, ag_dtype t) {
+  if (op >= AG_OP_TAN)
+    return ref_mathfn_tol_unary(op, t);
   /* Integers are exact; negation, conjugation and taking parts are exact in IEEE. */
   if (ref_is_integer(t) || ref_is_bool(t) || op == AG_OP_NEG || op == AG_OP_CONJ || op == AG_OP_REAL ||
       op == AG_OP_IMAG)
@@ -872,6 +886,8 @@ ref_tol ref_tol_unary(ag_unary_op op, ag_dtype t) {
 }
 
 ref_tol ref_tol_binary(ag_binary_op op, ag_dtype t) {
+  if (op >= AG_OP_ATAN2)
+    return ref_mathfn_tol_binary(op, t);
   if (ref_is_integer(t))
     return REF_EXACT;
   bool cx = ref_is_complex(t);
@@ -908,9 +924,9 @@ ref_tol ref_tol_binary(ag_binary_op op, ag_dtype t) {
   case AG_OP_BITWISE_XOR:
   case AG_OP_LEFT_SHIFT:
   case AG_OP_RIGHT_SHIFT:
+  default:
     return REF_EXACT;
   }
-  return REF_EXACT;
 }
 
 ref_tol ref_tol_reduce(ref_reduction r, ag_dtype t) {

@@ -89,6 +89,15 @@ bool ref_binary_takes(ag_binary_op op, ag_dtype t);
 /* The dtype of op(x) for x of dtype @p t (abs, real and imag of complex give the real dtype). */
 ag_dtype ref_unary_out_dtype(ag_unary_op op, ag_dtype t);
 
+/* The mathfn family's operations (ops.h: AG_OP_TAN on, AG_OP_ATAN2 on), which the functions
+   above hand on to (reference_mathfn.c): whether each takes dtype @p t, op of one element, and
+   the tolerances. ref_mathfn_is_test: isnan, isinf, isfinite and signbit, whose out is bool. */
+bool ref_mathfn_unary_takes(ag_unary_op op, ag_dtype t);
+bool ref_mathfn_is_test(ag_unary_op op);
+ref_c ref_mathfn_unary1(ag_unary_op op, ag_dtype t, ref_c v);
+bool ref_mathfn_binary_takes(ag_binary_op op, ag_dtype t);
+ref_c ref_mathfn_binary1(ag_binary_op op, long double a, long double b);
+
 /* want[i] = op(x[i]) for @p n elements of dtype @p t. */
 void ref_unary(ag_unary_op op, ag_dtype t, const void *x, size_t n, ref_c *want);
 /* want[i] = a[i % na] op b[i % nb] for i < n: equal shapes (na = nb = n), a trailing-shape
@@ -147,6 +156,8 @@ typedef struct ref_tol {
 
 ref_tol ref_tol_unary(ag_unary_op op, ag_dtype t);
 ref_tol ref_tol_binary(ag_binary_op op, ag_dtype t);
+ref_tol ref_mathfn_tol_unary(ag_unary_op op, ag_dtype t);
+ref_tol ref_mathfn_tol_binary(ag_binary_op op, ag_dtype t);
 /* For sum, mean, dot and nrm2 results, relative to the error scale ref_reduce gives. */
 ref_tol ref_tol_reduce(ref_reduction r, ag_dtype t);
 

@@ -1,6 +1,6 @@
 /* tests/test_oclgrind_kernels.c — every kernel of the elementwise, reduce and sparse families,
-   the arith family's on one dtype of each kind, and the template-matching kernels of the
-   template family,
+   the arith and mathfn families' on one dtype of each kind, and the template-matching kernels
+   of the template family,
    launched at small sizes inside Oclgrind's simulator through tests/oclgrind-run.py, which fails
    the run when Oclgrind reports a data race, an uninitialised value, an access outside a buffer
    or an API error. Every result is also compared with the host references (reference.c,
@@ -621,9 +621,44 @@ START_TEST(template_matching_in_f64_agrees_with_the_host_device) {
 }
 END_TEST
 
+/* The mathfn family's functions of one argument on f32, c64 and i8 (each where it takes the
+   dtype: the tests write bool), and its four of two in all five forms on f32. Arguments in
+   [-3, 3]: outside a function's domain, NaN, which the reference gives too. */
+START_TEST(mathfn_functions_match_the_reference) {
+  ag_device *dev = oclgrind_device(_i);
+  const ag_dtype dtypes[] = {AG_F32, AG_C64, AG_I8};
+  for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+    ag_dtype t = dtypes[k];
+    for (ag_unary_op op = AG_OP_TAN; op <= AG_OP_SIGNBIT; op++) {
+      if (!ref_unary_takes(op, t))
+        continue;
+      void *x = input(t, N, 70000u + 100u * k + op, ANY);
+      ag_array *ax = oclgrind_operand(dev, t, 2, shape2, x);
+      ag_dtype ot = ref_unary_out_dtype(op, t);
+      ag_array *out = test_array_new(dev, ot, 2, shape2);
+      ref_check_ok(ag_unary(NULL, op, ax, out), "ag_unary(%d) of %s", (int)op, ref_name(t));
+      ref_c *want = test_alloc(N * sizeof *want);
+      ref_unary(op, t, x, N, want);
+      char what[64];
+      snprintf(what, sizeof what, "mathfn op %d of %s", (int)op, ref_name(t));
+      check_out(out, ot, want, NULL, N, ref_tol_unary(op, t), what);
+      free(want);
+      free(x);
+      oclgrind_keep(ax);
+    }
+  }
+  static const char *const names[] = {"atan2", "hypot", "copysign", "logaddexp"};
+  for (ag_binary_op op = AG_OP_ATAN2; op <= AG_OP_LOGADDEXP; op++)
+    for (form f = SAME; f <= RSCALAR; f++)
+      check_binary_form(dev, op, names[op - AG_OP_ATAN2], AG_F32, f, 80000u + 10u * op + f);
+  oclgrind_free_kept();
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
+  add_device_test(s, "mathfn functions match the reference", mathfn_functions_match_the_reference);
   add_device_test(s, "unary operations match the reference on every dtype",
                   unary_operations_match_the_reference_on_every_dtype);
   add_device_test(s, "binary operations match the reference in all five forms",

@@ -47,10 +47,34 @@ typedef enum ag_unary_op {
   AG_OP_REAL,   /* real part -> real out       complex (real: a copy) */
   AG_OP_IMAG,   /* imaginary part -> real out  complex (real: zeros) */
   AG_OP_BITWISE_INVERT, /* ~x; bool: logical not    integers, bool */
+  /* The mathfn family's (docs/operations.md, "More elementwise functions"):                  */
+  AG_OP_TAN,      /*                           float, complex */
+  AG_OP_ASIN,     /* inverse sine              float, complex */
+  AG_OP_ACOS,     /*                           float, complex */
+  AG_OP_ATAN,     /*                           float, complex */
+  AG_OP_SINH,     /*                           float, complex */
+  AG_OP_COSH,     /*                           float, complex */
+  AG_OP_TANH,     /*                           float, complex */
+  AG_OP_ASINH,    /*                           float, complex */
+  AG_OP_ACOSH,    /*                           float, complex */
+  AG_OP_ATANH,    /*                           float, complex */
+  AG_OP_EXPM1,    /* exp(x) - 1                float, complex */
+  AG_OP_LOG1P,    /* log(1 + x)                float, complex */
+  AG_OP_LOG2,     /*                           float, complex */
+  AG_OP_LOG10,    /*                           float, complex */
+  AG_OP_FLOOR,    /* integers: x itself        integers, float */
+  AG_OP_CEIL,     /*                           integers, float */
+  AG_OP_TRUNC,    /* toward 0                  integers, float */
+  AG_OP_ROUND,    /* halves to even; complex: each part   all */
+  AG_OP_ISNAN,    /* -> bool out               every dtype, bool too */
+  AG_OP_ISINF,    /* -> bool out               every dtype, bool too */
+  AG_OP_ISFINITE, /* -> bool out               every dtype, bool too */
+  AG_OP_SIGNBIT,  /* -> bool out; -0.0 and -NaN too   integers, float */
 } ag_unary_op;
 
 /** out = op(x). out has x's shape, and x's dtype except where noted (abs, real and imag of a
-    complex array give the real dtype of the same precision: c64 -> f32, c128 -> f64). */
+    complex array give the real dtype of the same precision: c64 -> f32, c128 -> f64; isnan,
+    isinf, isfinite and signbit give bool). */
 AG_API ag_status ag_unary(ag_queue *q, ag_unary_op op, const ag_array *x, ag_array *out);
 
 AG_API ag_status ag_neg(ag_queue *q, const ag_array *x, ag_array *out);
@@ -70,6 +94,37 @@ AG_API ag_status ag_imag(ag_queue *q, const ag_array *x, ag_array *out);
     are AG_ERR_UNSUPPORTED. */
 AG_API ag_status ag_bitwise_invert(ag_queue *q, const ag_array *x, ag_array *out);
 
+/** The array API standard's other elementwise functions of one argument (the mathfn family):
+    each the math library's on real floats (OpenCL's, CUDA's, the host's C library, whose
+    accuracy docs/operations.md states), with IEEE 754's and C99's results for 0, -0, inf and
+    NaN; on complex numbers, formulas of the real functions for finite arguments
+    (docs/operations.md says which, and what infinite parts give). Rounding (floor, ceil, trunc,
+    round) gives x itself for integers; round is to the nearest integer, halves to even (numpy's
+    round and the standard's). isnan, isinf and isfinite take every dtype (an integer or bool is
+    finite), signbit the real ones (an integer's is x < 0), and their out is bool. */
+AG_API ag_status ag_tan(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_asin(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_acos(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_atan(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_sinh(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_cosh(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_tanh(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_asinh(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_acosh(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_atanh(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_expm1(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_log1p(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_log2(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_log10(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_floor(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_ceil(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_trunc(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_round(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_isnan(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_isinf(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_isfinite(ag_queue *q, const ag_array *x, ag_array *out);
+AG_API ag_status ag_signbit(ag_queue *q, const ag_array *x, ag_array *out);
+
 /* ---- elementwise, two inputs ------------------------------------------------------------ */
 
 typedef enum ag_binary_op {
@@ -88,6 +143,11 @@ typedef enum ag_binary_op {
   AG_OP_BITWISE_XOR,  /* a ^ b; bool: logical xor    integers, bool */
   AG_OP_LEFT_SHIFT,   /* a << b          integers */
   AG_OP_RIGHT_SHIFT,  /* a >> b, arithmetic for signed a   integers */
+  /* The mathfn family's:                                                        */
+  AG_OP_ATAN2,     /* the angle of (b, a), in [-pi, pi]   f32, f64 */
+  AG_OP_HYPOT,     /* sqrt(a^2 + b^2) without overflow    f32, f64 */
+  AG_OP_COPYSIGN,  /* |a| with b's sign bit               f32, f64 */
+  AG_OP_LOGADDEXP, /* log(exp(a) + exp(b))                f32, f64 */
 } ag_binary_op;
 
 /** out = a op b. a, b and out have one dtype. Shapes broadcast as numpy's ({3, 1} with {1, 4}
@@ -131,6 +191,13 @@ AG_API ag_status ag_bitwise_xor(ag_queue *q, const ag_array *a, const ag_array *
     the result is 0, or -1 for negative a shifted right. */
 AG_API ag_status ag_bitwise_left_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
 AG_API ag_status ag_bitwise_right_shift(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+/** atan2(a, b), hypot(a, b) and copysign(a, b) of the math library, and logaddexp(a, b) =
+    log(exp(a) + exp(b)) as numpy computes it (from the larger operand, without overflow; equal
+    operands, infinities too, give a + log 2), for f32 and f64. */
+AG_API ag_status ag_atan2(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_hypot(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_copysign(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
+AG_API ag_status ag_logaddexp(ag_queue *q, const ag_array *a, const ag_array *b, ag_array *out);
 
 /* x op s with a real scalar; the _r forms compute s op x (numpy's 2 - x, 1 / x, 2 ** x). */
 AG_API ag_status ag_add_scalar(ag_queue *q, const ag_array *x, double s, ag_array *out);

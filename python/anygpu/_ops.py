@@ -7,9 +7,13 @@ dtypes follow numpy 1.24 for arrays of anygpu's dtypes (bool, int8 to int64, uin
 float32, float64, complex64, complex128), with these differences:
 
 - a result numpy would give in a dtype anygpu lacks (float16) is UnsupportedError naming it;
-- an integer array with a float scalar, true division of integers, and sqrt/exp/log/sin/cos of
-  integers give float64 (numpy gives float16 or float32 for small integer types); with a
-  complex scalar, complex128. On a device without double precision that is UnsupportedError;
+- an integer array with a float scalar, true division of integers, the functions of floats
+  (sqrt, exp, log, sin, cos, tan to log10) of integers, and arctan2, hypot, copysign and
+  logaddexp of integers give float64 (numpy gives float16 or float32 for small integer types);
+  with a complex scalar, complex128. On a device without double precision that is
+  UnsupportedError;
+- floor, ceil and trunc of integers keep the integer dtype, as the array API standard says
+  (numpy 1.24 gives floats);
 - bool arrays take comparisons, where, astype, copies and &, |, ^ and ~ (as logic), not arithmetic
   or shifts (numpy's bool + bool
   is a logical or): UnsupportedError;
@@ -40,6 +44,10 @@ __all__ = [
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "negative", "abs", "absolute", "sqrt", "exp", "log", "sin", "cos", "square", "sign",
     "conj", "conjugate", "real", "imag", "where", "clip",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "expm1", "log1p",
+    "log2", "log10", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "signbit",
+    "atan2", "hypot", "copysign", "logaddexp", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+    "arctan2", "logical_and", "logical_or", "logical_xor", "logical_not", "positive",
     "sum", "prod", "mean", "min", "max", "amin", "amax", "argmin", "argmax",
     "dot", "vdot", "matmul", "astype", "reshape", "ravel", "transpose", "permute_dims", "broadcast_to",
     "expand_dims", "squeeze", "flip",
@@ -91,10 +99,15 @@ _compare_scalar = fn("ag_compare_scalar", [_p, _i, _p, _d, _d, _b, _p])
 AXIS_ALL = -1
 # In the order of ag_unary_op and ag_binary_op (anygpu/ops.h): a name's index is its op's value.
 UNARY = ["negative", "abs", "sqrt", "exp", "log", "sin", "cos", "square", "sign", "conj", "real", "imag",
-         "bitwise_invert"]
+         "bitwise_invert",
+         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "expm1", "log1p",
+         "log2", "log10", "floor", "ceil", "trunc", "round", "isnan", "isinf", "isfinite", "signbit"]
 BINARY = ["add", "subtract", "multiply", "divide", "power", "minimum", "maximum",
           "floor_divide", "remainder", "bitwise_and", "bitwise_or", "bitwise_xor",
-          "bitwise_left_shift", "bitwise_right_shift"]
+          "bitwise_left_shift", "bitwise_right_shift", "atan2", "hypot", "copysign", "logaddexp"]
+# The binary operations of floats only, which take integer operands as float64 (numpy's divide,
+# arctan2, hypot...).
+_BINARY_FLOAT = ("divide", "atan2", "hypot", "copysign", "logaddexp")
 # The operations that take bool operands as logic, and so Python's True and False as scalars.
 _LOGICAL = ("bitwise_and", "bitwise_or", "bitwise_xor")
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
@@ -183,7 +196,7 @@ def _pair(a, b, who, op=None, out_dtype=None):
             raise error("AG_ERR_MISMATCH", "%s: the operands are on %s and %s; copy one with to_device"
                         % (who, (dev.spec, b.device.spec)[swapped], (b.device.spec, dev.spec)[swapped]))
         dt = numpy.result_type(a.dtype, b.dtype)
-    if op == "divide":
+    if op in _BINARY_FLOAT:
         dt = _float_of_int(dt)
     if out_dtype is not None:
         if not numpy.can_cast(dt, out_dtype, "same_kind"):
@@ -218,8 +231,10 @@ def broadcast_to(x, shape):
 
 # ---- the elementwise dispatcher ----------------------------------------------------------------
 
-UNARY_FLOAT = ("sqrt", "exp", "log", "sin", "cos")
+UNARY_FLOAT = ("sqrt", "exp", "log", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+               "acosh", "atanh", "expm1", "log1p", "log2", "log10")
 _TO_REAL = ("abs", "real", "imag")
+_TO_BOOL = ("isnan", "isinf", "isfinite", "signbit")
 
 
 def _unary_op(name, x, out=None):
@@ -231,6 +246,8 @@ def _unary_op(name, x, out=None):
         x = _as(x, dt)
     if name in _TO_REAL and dt.kind == "c":
         dt = numpy.dtype("float32" if dt == numpy.complex64 else "float64")
+    if name in _TO_BOOL:
+        dt = _BOOL
     if out is None:
         out = empty(x.shape, dt, x.device)
     else:
@@ -255,7 +272,7 @@ def _binary_op(name, a, b, out=None):
     if type(a) is Array and type(b) is Array:  # the common case, without promotion or broadcasting
         dt = a.dtype
         if (b.dtype is dt and a.shape == b.shape and a.device is b.device
-                and not (name == "divide" and dt.kind in _INT_KINDS)):
+                and not (name in _BINARY_FLOAT and dt.kind in _INT_KINDS)):
             out_dt = _BOOL if name in COMPARE else dt
             if out is None:
                 out = empty(a.shape, out_dt, a.device)
@@ -313,9 +330,24 @@ def _make(name, public=None):
     return f
 
 
-negative, abs, sqrt, exp, log, sin, cos, square, sign, conj, real, imag, bitwise_invert = map(_make, UNARY)
+(negative, abs, sqrt, exp, log, sin, cos, square, sign, conj, real, imag, bitwise_invert, tan, asin, acos, atan,
+ sinh, cosh, tanh, asinh, acosh, atanh, expm1, log1p, log2, log10, floor, ceil, trunc, round, isnan, isinf,
+ isfinite, signbit) = map(_make, UNARY)
 (add, subtract, multiply, divide, power, minimum, maximum, floor_divide, remainder, bitwise_and, bitwise_or,
- bitwise_xor, bitwise_left_shift, bitwise_right_shift) = map(_make, BINARY)
+ bitwise_xor, bitwise_left_shift, bitwise_right_shift, atan2, hypot, copysign, logaddexp) = map(_make, BINARY)
+# numpy's names of the inverse functions.
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh, arctan2 = (
+    _make(n, "arc" + n[1:]) for n in ("asin", "acos", "atan", "asinh", "acosh", "atanh", "atan2"))
+round.__doc__ = """Elementwise round(x), as numpy.round with decimals=0 and the array API's round: to the
+nearest integer, halves to even (0.5 -> 0, 1.5 -> 2, -2.5 -> -2), -0.0 and NaN kept; integers as
+they are; complex numbers part by part. bool is UnsupportedError."""
+for _f in (isnan, isinf, isfinite, signbit):
+    _f.__doc__ = ("Elementwise %s(x), as numpy.%s: a bool Array. Integers are finite and never NaN; "
+                  "signbit of an integer is x < 0, of a float its sign bit (-0.0 and -NaN have it)."
+                  % (_f.__name__, _f.__name__))
+logaddexp.__doc__ = """Elementwise log(exp(a) + exp(b)) of real Arrays and scalars, as numpy.logaddexp computes it
+(from the larger operand, so nothing overflows; equal operands, infinities too, give a + log 2).
+Integers compute in float64; complex operands are UnsupportedError. Shapes broadcast as numpy's."""
 equal, not_equal, less, less_equal, greater, greater_equal = map(_make, COMPARE)
 absolute, conjugate, true_divide = _make("abs", "absolute"), _make("conj", "conjugate"), _make("divide", "true_divide")
 floor_divide.__doc__ = """Elementwise a // b of Arrays and scalars, as numpy.floor_divide: the quotient rounded
@@ -344,6 +376,47 @@ UnsupportedError."""
 bitwise_invert.__doc__ = """Elementwise ~x, as numpy.invert: every bit flipped for integers (~x is -x - 1
 for signed x, 255 - x for uint8), logical not for bool. Float and complex x are
 UnsupportedError."""
+
+
+def _as_bool(x, who, name):
+    """Operand @name of logical function @who as a bool Array (nonzero is true), or a Python bool
+    for a scalar."""
+    if isinstance(x, (bool, numpy.bool_)) or _is_scalar(x):
+        return bool(x)
+    x = _operand(x, None, who, name)
+    return x if x.dtype == _BOOL else astype(x, _BOOL)
+
+
+def logical_and(a, b):
+    """Elementwise a and b, as numpy.logical_and: a bool Array; operands of other real dtypes count
+    as true where nonzero. Shapes broadcast as numpy's."""
+    return bitwise_and(_as_bool(a, "anygpu.logical_and", "a"), _as_bool(b, "anygpu.logical_and", "b"))
+
+
+def logical_or(a, b):
+    """Elementwise a or b, as numpy.logical_or (logical_and says the operands)."""
+    return bitwise_or(_as_bool(a, "anygpu.logical_or", "a"), _as_bool(b, "anygpu.logical_or", "b"))
+
+
+def logical_xor(a, b):
+    """Elementwise a xor b, as numpy.logical_xor (logical_and says the operands)."""
+    return bitwise_xor(_as_bool(a, "anygpu.logical_xor", "a"), _as_bool(b, "anygpu.logical_xor", "b"))
+
+
+def logical_not(x):
+    """Elementwise not x, as numpy.logical_not: a bool Array, true where x is false or zero."""
+    x = _as_bool(x, "anygpu.logical_not", "x")
+    if not isinstance(x, Array):
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.logical_not: x is a %s, not an Array" % type(x).__name__)
+    return bitwise_invert(x)
+
+
+def positive(x):
+    """+x, as numpy.positive: a new Array of x's values (bool is UnsupportedError, as numpy's)."""
+    x = _operand(x, None, "anygpu.positive", "x")
+    if x.dtype == _BOOL:
+        raise error("AG_ERR_UNSUPPORTED", "anygpu.positive: x is bool, which has no arithmetic")
+    return astype(x, x.dtype)
 
 
 def where(cond, a, b):

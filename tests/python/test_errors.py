@@ -106,6 +106,17 @@ for name in _ops.BINARY + _ops.COMPARE + ["true_divide"]:
 for name in _ops._LOGICAL + ("bitwise_left_shift", "bitwise_right_shift", "bitwise_invert"):  # integers only
     case("anygpu." + name, UNSUPPORTED,
          lambda d, f=getattr(anygpu, name), k=1 + (name != "bitwise_invert"): f(*(f32(d),) * k))
+for name in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "logical_not", "positive"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f("x"))
+    case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(F16))
+case("anygpu.positive", UNSUPPORTED, lambda d: anygpu.positive(anygpu.ones(2, "bool", d)))
+for name in ("arctan2", "logical_and", "logical_or", "logical_xor"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f(f32(d), "x"))
+    case("anygpu." + name, MISMATCH, lambda d, f=getattr(anygpu, name): f(f32(d), f32(d, (4,))))
+for name in ("atan2", "hypot", "copysign", "logaddexp", "arctan2"):  # real floats (integers as float64)
+    case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d), c64(d)))
+for name in ("floor", "ceil", "trunc", "signbit"):
+    case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):
