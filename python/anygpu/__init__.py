@@ -16,6 +16,7 @@ from ._lib import (LIBRARY, AnygpuError, BackendUnavailableError, BuildError, De
 from ._core import Array, Device, asarray, default_device, device, devices, empty
 from ._queue import Event, to_device, to_host
 from ._ops import *  # noqa: F401,F403  elementwise, reductions, BLAS, operators' functions
+from ._namespace import *  # noqa: F401,F403  the array API's constants, dtypes, dtype functions
 from ._dlpack import *  # noqa: F401,F403  from_dlpack
 from . import fft  # noqa: F401  anygpu.fft.fft2, ifft2, rfft2, irfft2...
 from . import azint, learn, sporco, template  # noqa: F401  the scientific layers

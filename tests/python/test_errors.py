@@ -15,7 +15,7 @@ import anygpu.fft
 import anygpu.learn
 import anygpu.sporco
 import anygpu.template
-from anygpu import _ops
+from anygpu import _namespace, _ops
 from conftest import DEVICES
 
 # What a message must not hold: a C function or operation code, a C dtype name, a C struct.
@@ -117,6 +117,22 @@ for name in ("atan2", "hypot", "copysign", "logaddexp", "arctan2"):  # real floa
     case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d), c64(d)))
 for name in ("floor", "ceil", "trunc", "signbit"):
     case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
+# ---- the standard's dtype functions and views ----
+case("anygpu.finfo", INVALID, lambda d: anygpu.finfo(anygpu.int32), lambda d: anygpu.finfo(2.5))
+case("anygpu.finfo", UNSUPPORTED, lambda d: anygpu.finfo("float16"))
+case("anygpu.iinfo", INVALID, lambda d: anygpu.iinfo(f32(d)), lambda d: anygpu.iinfo("no such dtype"))
+case("anygpu.isdtype", INVALID, lambda d: anygpu.isdtype(anygpu.float32, "floating"), lambda d: anygpu.isdtype(3, "bool"))
+case("anygpu.result_type", INVALID, lambda d: anygpu.result_type(), lambda d: anygpu.result_type(f32(d), 1.5))
+case("anygpu.result_type", UNSUPPORTED, lambda d: anygpu.result_type(f32(d), "float16"))
+case("anygpu.can_cast", INVALID, lambda d: anygpu.can_cast("x", "int8"), lambda d: anygpu.can_cast(1, "int8"))
+case("anygpu.pow", MISMATCH, lambda d: anygpu.pow(f32(d), f32(d, (4,))))
+case("anygpu.pow", UNSUPPORTED, lambda d: anygpu.pow(i32(d), i32(d)))
+case("anygpu.matrix_transpose", INVALID, lambda d: anygpu.matrix_transpose(f32(d, (3,))),
+     lambda d: anygpu.matrix_transpose("x"))
+case("anygpu.broadcast_arrays", MISMATCH, lambda d: anygpu.broadcast_arrays(f32(d), f32(d, (4,))))
+case("anygpu.broadcast_arrays", INVALID, lambda d: anygpu.broadcast_arrays(f32(d), None))
+case("anygpu.moveaxis", INVALID, lambda d: anygpu.moveaxis(f32(d), 2, 0), lambda d: anygpu.moveaxis(f32(d), (0, 1), 0),
+     lambda d: anygpu.moveaxis(f32(d), "a", 0))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):
@@ -281,7 +297,8 @@ def _public_callables():
     Event, sporco's, learn's and template's classes."""
     names = set()
     modules = [(anygpu, "anygpu", list(_ops.__all__) + ["asarray", "empty", "device", "to_device", "to_host",
-                                                        "from_dlpack", "Event"]),
+                                                        "from_dlpack", "Event"]
+                + [n for n in _namespace.__all__ if callable(getattr(anygpu, n))]),
                (anygpu.fft, "anygpu.fft", anygpu.fft.__all__), (anygpu.sporco, "anygpu.sporco", anygpu.sporco.__all__),
                (anygpu.learn, "anygpu.learn", [n for n in anygpu.learn.__all__ if n != "flux"]),
                (anygpu.template, "anygpu.template", anygpu.template.__all__)]

@@ -1,0 +1,128 @@
+"""The array API standard's constants, dtypes and dtype functions (finfo, iinfo, isdtype,
+result_type, can_cast) against numpy 1.24's answers for every pair of anygpu's dtypes, and the
+view functions pow, matrix_transpose, broadcast_arrays and moveaxis against numpy on every
+device, with the arguments each refuses."""
+
+import math
+
+import numpy
+import pytest
+
+import anygpu
+from conftest import put
+
+NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+         "complex64", "complex128"]
+
+
+def test_constants_are_python_s():
+    assert anygpu.e == math.e and anygpu.pi == math.pi and anygpu.inf == math.inf
+    assert math.isnan(anygpu.nan)
+    assert anygpu.newaxis is None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dtypes_are_numpy_s_and_arrays_have_them(name):
+    dt = getattr(anygpu, name)
+    assert dt == numpy.dtype(name)
+    a = anygpu.asarray(numpy.zeros(2, name), device="host")
+    assert a.dtype == dt
+
+
+def test_finfo_and_iinfo_give_numpy_s_limits():
+    for name in ("float32", "float64", "complex64", "complex128"):
+        f = anygpu.finfo(getattr(anygpu, name))
+        want = numpy.finfo(name)
+        assert (f.bits, f.eps, f.max, f.min, f.smallest_normal) == (want.bits, want.eps, want.max, want.min,
+                                                                     want.smallest_normal)
+    for name in NAMES[1:9]:
+        i = anygpu.iinfo(name)
+        assert (i.bits, i.min, i.max) == (numpy.iinfo(name).bits, numpy.iinfo(name).min, numpy.iinfo(name).max)
+    a = anygpu.asarray(numpy.zeros(2, "float32"), device="host")
+    assert anygpu.finfo(a).eps == numpy.finfo("float32").eps
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.finfo: type is int32, not a floating dtype"):
+        anygpu.finfo(anygpu.int32)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.iinfo: type is float32, not an integer dtype"):
+        anygpu.iinfo("float32")
+    with pytest.raises(anygpu.UnsupportedError, match="anygpu.finfo: type is float16"):
+        anygpu.finfo("float16")
+
+
+@pytest.mark.parametrize("kind, members", [
+    ("bool", ["bool"]), ("signed integer", NAMES[1:5]), ("unsigned integer", NAMES[5:9]),
+    ("integral", NAMES[1:9]), ("real floating", ["float32", "float64"]),
+    ("complex floating", ["complex64", "complex128"]), ("numeric", NAMES[1:]),
+    (("bool", "real floating"), ["bool", "float32", "float64"]), (anygpu.float32, ["float32"]),
+    (("unsigned integer", anygpu.int8), NAMES[1:2] + NAMES[5:9]),
+])
+def test_isdtype_takes_kinds_tuples_and_dtypes(kind, members):
+    for name in NAMES:
+        assert anygpu.isdtype(getattr(anygpu, name), kind) == (name in members), (name, kind)
+
+
+def test_isdtype_refuses_an_unknown_kind():
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.isdtype: kind 'floating' is none of"):
+        anygpu.isdtype(anygpu.float32, "floating")
+
+
+@pytest.mark.parametrize("a", NAMES)
+def test_result_type_and_can_cast_follow_numpy_for_arrays(a):
+    for b in NAMES:
+        want = numpy.result_type(numpy.dtype(a), numpy.dtype(b))
+        got = anygpu.result_type(getattr(anygpu, a), b)
+        assert got == want, (a, b, got, want)
+        assert anygpu.can_cast(a, b) == (want == numpy.dtype(b)), (a, b)
+    x = anygpu.asarray(numpy.zeros(1, a), device="host")
+    assert anygpu.result_type(x) == numpy.dtype(a)
+    # More than two: pairwise, in turn (numpy's all-at-once rule differs for mixed kinds).
+    want = numpy.result_type(numpy.result_type(numpy.dtype(a), "int8"), "float32")
+    assert anygpu.result_type(x, "int8", "float32") == want
+
+
+def test_result_type_refuses_python_scalars_and_nothing():
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.result_type: argument 1 is a Python float"):
+        anygpu.result_type(anygpu.float32, 1.5)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.result_type: give at least one"):
+        anygpu.result_type()
+
+
+def test_pow_is_numpy_s_power(dev):
+    a, b = numpy.float32([1.5, 2, 3, 0]), numpy.float32([2, 0.5, -1, 0])
+    got = anygpu.pow(put(dev, a), put(dev, b))
+    assert got.dtype == numpy.float32
+    numpy.testing.assert_allclose(numpy.asarray(got), numpy.power(a, b), rtol=1e-6)
+
+
+def test_matrix_transpose_swaps_the_last_two_axes(dev):
+    a = numpy.arange(24, dtype="float32").reshape(2, 3, 4)
+    got = anygpu.matrix_transpose(put(dev, a))
+    numpy.testing.assert_array_equal(numpy.asarray(got), numpy.swapaxes(a, -1, -2))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.matrix_transpose: x has 1 dimension"):
+        anygpu.matrix_transpose(put(dev, a[0, 0]))
+
+
+def test_broadcast_arrays_gives_views_of_one_shape(dev):
+    a, b, c = numpy.arange(3.0, dtype="float32").reshape(3, 1), numpy.arange(4, dtype="int32"), numpy.float32([7])
+    got = anygpu.broadcast_arrays(put(dev, a), put(dev, b), put(dev, c))
+    for g, w in zip(got, numpy.broadcast_arrays(a, b, c)):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)
+    with pytest.raises(anygpu.MismatchError, match=r"anygpu.broadcast_arrays: shapes \(3,\), \(2,\)"):
+        anygpu.broadcast_arrays(put(dev, a.ravel()), put(dev, b[:2]))
+
+
+@pytest.mark.parametrize("source, destination", [(0, -1), (-1, 0), ((0, 1), (2, 0)), ((0, 2), (1, 0)), (1, 1)])
+def test_moveaxis_matches_numpy(dev, source, destination):
+    a = numpy.arange(2 * 3 * 4 * 5, dtype="float32").reshape(2, 3, 4, 5)
+    got = anygpu.moveaxis(put(dev, a), source, destination)
+    numpy.testing.assert_array_equal(numpy.asarray(got), numpy.moveaxis(a, source, destination))
+
+
+def test_moveaxis_refuses_bad_axes(dev):
+    x = put(dev, numpy.zeros((2, 3), "float32"))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.moveaxis: source 2 is outside x's 2 axes"):
+        anygpu.moveaxis(x, 2, 0)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.moveaxis: destination repeats an axis"):
+        anygpu.moveaxis(x, (0, 1), (1, 1))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.moveaxis: source has 2 axes and destination 1"):
+        anygpu.moveaxis(x, (0, 1), 0)
