@@ -655,9 +655,48 @@ START_TEST(mathfn_functions_match_the_reference) {
 }
 END_TEST
 
+/* The create family: arange in f32 and i64, linspace in c64, eye in u8 and tril of a batch of
+   f32 matrices, each into 180 elements (three work-groups of 64, the last ragged), against
+   the values they must hold. */
+START_TEST(create_kernels_fill_their_outputs) {
+  ag_device *dev = oclgrind_device(_i);
+  ag_array *f = test_array_new(dev, AG_F32, 2, shape2), *l = test_array_new(dev, AG_I64, 2, shape2);
+  ag_array *c = test_array_new(dev, AG_C64, 2, shape2), *u = test_array_new(dev, AG_U8, 2, shape2);
+  CHECK_OK(ag_arange(NULL, -4, 0.5, f));
+  CHECK_OK(ag_arange(NULL, 1000, -3, l));
+  CHECK_OK(ag_linspace(NULL, 1, -1, 2, 3, true, c));
+  CHECK_OK(ag_eye(NULL, 2, u));
+  ref_c *want = test_alloc(N * sizeof *want);
+  for (size_t i = 0; i < N; i++)
+    want[i] = -4 + 0.5L * i;
+  check_out(f, AG_F32, want, NULL, N, REF_EXACT, "arange in f32");
+  for (size_t i = 0; i < N; i++)
+    want[i] = 1000 - 3.0L * i;
+  check_out(l, AG_I64, want, NULL, N, REF_EXACT, "arange in i64");
+  for (size_t i = 0; i < N; i++)
+    want[i] = CMPLXL(1, -1) + (long double)i * CMPLXL(1, 4) / (N - 1);
+  check_out(c, AG_C64, want, NULL, N, (ref_tol){1e-6, 1e-6}, "linspace in c64");
+  for (size_t i = 0; i < N; i++)
+    want[i] = (int64_t)(i % COLS) - (int64_t)(i / COLS) == 2;
+  check_out(u, AG_U8, want, NULL, N, REF_EXACT, "eye in u8");
+  /* tril of three 6 x 10 matrices (f holds the arange above). */
+  const size_t batch[3] = {ROWS, 6, 10};
+  ag_array *fb = NULL, *t = test_array_new(dev, AG_F32, 3, batch);
+  CHECK_OK(ag_array_reshape(f, 3, batch, &fb));
+  CHECK_OK(ag_tril(NULL, fb, -1, t));
+  for (size_t i = 0; i < N; i++)
+    want[i] = (int64_t)(i % 10) - (int64_t)(i / 10 % 6) <= -1 ? -4 + 0.5L * i : 0;
+  check_out(t, AG_F32, want, NULL, N, REF_EXACT, "tril in f32");
+  free(want);
+  oclgrind_keep(fb);
+  oclgrind_free_kept();
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
+  add_device_test(s, "create kernels fill their outputs", create_kernels_fill_their_outputs);
   add_device_test(s, "mathfn functions match the reference", mathfn_functions_match_the_reference);
   add_device_test(s, "unary operations match the reference on every dtype",
                   unary_operations_match_the_reference_on_every_dtype);

@@ -222,6 +222,34 @@ AG_API ag_status ag_remainder_scalar_r(ag_queue *q, double s, const ag_array *x,
 AG_API ag_status ag_bitwise_left_shift_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
 AG_API ag_status ag_bitwise_right_shift_scalar_r(ag_queue *q, double s, const ag_array *x, ag_array *out);
 
+/* ---- creation from indices -------------------------------------------------------------- */
+
+/** out[i] = start + i * step over out's elements in C order (the array API's and numpy's arange:
+    out has the count of values the caller wants). Integer dtypes: start a value of the dtype,
+    step an integer (|step| < 2^63), the sums wrapping as numpy's (a u8 arange may count down);
+    f32 and f64: numpy's values, start + i * delta in the dtype with delta the difference of the
+    first two values rounded to it. bool and complex are AG_ERR_UNSUPPORTED; start or step not
+    finite, or a step of 0, AG_ERR_INVALID_ARGUMENT. */
+AG_API ag_status ag_arange(ag_queue *q, double start, double step, ag_array *out);
+
+/** out[i] = start + i * step, step = (stop - start) / (n - 1) with @p endpoint (the last element
+    is then exactly stop) or (stop - start) / n without it, n = out's size (numpy.linspace and the
+    standard's). start = start_re + i start_im, stop likewise (imaginary parts 0 for real
+    dtypes); f32, f64, c64, c128, computed in the dtype's precision (numpy computes in double
+    and rounds: f32 values may differ from its by an ulp or two). */
+AG_API ag_status ag_linspace(ag_queue *q, double start_re, double start_im, double stop_re, double stop_im,
+                             bool endpoint, ag_array *out);
+
+/** out, a matrix of any dtype, all 0 but for 1 on diagonal @p k (0 the main one, above it
+    positive): the array API's eye. */
+AG_API ag_status ag_eye(ag_queue *q, int64_t k, ag_array *out);
+
+/** out = x with the elements above diagonal @p k of each matrix (x's last two axes) zeroed
+    (ag_tril), or below it (ag_triu): numpy.tril and numpy.triu. x has 2 or more dimensions,
+    out its shape and dtype (any dtype; out may be x). */
+AG_API ag_status ag_tril(ag_queue *q, const ag_array *x, int64_t k, ag_array *out);
+AG_API ag_status ag_triu(ag_queue *q, const ag_array *x, int64_t k, ag_array *out);
+
 /* ---- fused and selection ---------------------------------------------------------------- */
 
 /** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is

@@ -1,6 +1,7 @@
-"""The array API standard's constants, dtypes and dtype functions, and the manipulation functions
-that are views of the operations in _ops.py: the names a program written against the standard
-looks up in ``anygpu`` besides the operations themselves.
+"""The array API standard's constants, dtypes and dtype functions, its creation functions that
+compute from indices (arange, linspace, eye, tril, triu, meshgrid), and the manipulation
+functions that are views of the operations in _ops.py: the names a program written against the
+standard looks up in ``anygpu`` besides the operations themselves.
 
 dtypes are numpy's dtype objects (``anygpu.float32 == numpy.dtype("float32")``), which Array.dtype
 gives, so either spelling compares equal. Promotion (``result_type``, ``can_cast``) is the C
@@ -14,9 +15,9 @@ import operator
 
 import numpy
 
-from ._core import Array
+from ._core import Array, _resolve_device, empty
 from ._lib import AG_DTYPE, DTYPES, error, fn
-from ._ops import _operand, broadcast_to, power, transpose
+from ._ops import _operand, astype, broadcast_to, power, reshape, transpose
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi",
@@ -24,6 +25,7 @@ __all__ = [
     "float32", "float64", "complex64", "complex128",
     "finfo", "iinfo", "isdtype", "result_type", "can_cast",
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
+    "arange", "linspace", "eye", "tril", "triu", "meshgrid",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -35,7 +37,13 @@ newaxis = None
  complex128) = (numpy.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                                          "uint64", "float32", "float64", "complex64", "complex128"))
 
+_p, _d = ctypes.c_void_p, ctypes.c_double
 _result_type = fn("ag_result_type", [ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_int)])
+_arange = fn("ag_arange", [_p, _d, _d, _p])
+_linspace = fn("ag_linspace", [_p, _d, _d, _d, _d, ctypes.c_bool, _p])
+_eye = fn("ag_eye", [_p, ctypes.c_int64, _p])
+_tril = fn("ag_tril", [_p, _p, ctypes.c_int64, _p])
+_triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
 
 
 def _dtype_of(x, who, name):
@@ -178,3 +186,119 @@ def moveaxis(x, source, destination):
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return transpose(x, tuple(order))
+
+
+# ---- creation from indices --------------------------------------------------------------------
+
+def _number(v, who, name):
+    if isinstance(v, _PY_BOOL) or not isinstance(v, (int, float, numpy.integer, numpy.floating)):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is %r, not a real number" % (who, name, v))
+    return v
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
+    """Evenly spaced values in [start, stop) by @step, as numpy.arange and the standard's arange
+    (arange(n) counts from 0): int64 when start, stop and step are all integers, else float32
+    (anygpu's default float; numpy gives float64), or @dtype (integers and real floats). The
+    count is ceil((stop - start) / step); the values are numpy's for the dtype (start + i *
+    delta, delta the difference of the first two values in the dtype)."""
+    who = "anygpu.arange"
+    if stop is None:
+        start, stop = 0, start
+    for v, name in ((start, "start"), (stop, "stop"), (step, "step")):
+        _number(v, who, name)
+    integral = all(isinstance(v, (int, numpy.integer)) for v in (start, stop, step))
+    if step == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: step is 0" % who)
+    if integral:
+        n = max(0, -((int(start) - int(stop)) // int(step)))
+    else:
+        n = max(0, math.ceil((float(stop) - float(start)) / float(step)))
+    dt = numpy.dtype(dtype if dtype is not None else "int64" if integral else "float32")
+    out = empty((n,), dt, device)
+    _arange(None, float(start), float(step), out._ptr)
+    return out
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """@num evenly spaced values from @start to @stop (included when @endpoint), as
+    numpy.linspace and the standard's: float32 (complex64 for a complex start or stop), or
+    @dtype (a float or complex dtype). Computed in the dtype's precision (numpy computes in
+    float64 and rounds: float32 values may differ by an ulp or two)."""
+    who = "anygpu.linspace"
+    try:
+        num = operator.index(num)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: num is %r, not an integer" % (who, num)) from None
+    if num < 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: num is %d, below 0" % (who, num))
+    for v, name in ((start, "start"), (stop, "stop")):
+        if isinstance(v, _PY_BOOL) or not isinstance(v, (int, float, complex, numpy.number)):
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is %r, not a number" % (who, name, v))
+    cx = isinstance(start, (complex, numpy.complexfloating)) or isinstance(stop, (complex, numpy.complexfloating))
+    dt = numpy.dtype(dtype if dtype is not None else "complex64" if cx else "float32")
+    a, b = complex(start), complex(stop)
+    out = empty((num,), dt, device)
+    _linspace(None, a.real, a.imag, b.real, b.imag, _PY_BOOL(endpoint), out._ptr)
+    return out
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """An n_rows x n_cols matrix (n_cols defaults to n_rows) of zeros with ones on diagonal @k
+    (above the main one for k > 0), in @dtype (default float32), as numpy.eye and the
+    standard's."""
+    who = "anygpu.eye"
+    try:
+        n_rows, k = operator.index(n_rows), operator.index(k)
+        n_cols = n_rows if n_cols is None else operator.index(n_cols)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: n_rows, n_cols and k must be integers" % who) from None
+    out = empty((n_rows, n_cols), numpy.dtype(dtype or "float32"), device)
+    _eye(None, k, out._ptr)
+    return out
+
+
+def _tri(call, who, x, k):
+    x = _operand(x, None, who, "x")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: k is %r, not an integer" % (who, k)) from None
+    out = empty(x.shape, x.dtype, x.device)
+    call(None, x._ptr, k, out._ptr)
+    return out
+
+
+def tril(x, /, *, k=0):
+    """A copy of @x with the elements above diagonal @k of each matrix (the last two axes)
+    zeroed, as numpy.tril and the standard's."""
+    return _tri(_tril, "anygpu.tril", x, k)
+
+
+def triu(x, /, *, k=0):
+    """A copy of @x with the elements below diagonal @k of each matrix zeroed (numpy.triu)."""
+    return _tri(_triu, "anygpu.triu", x, k)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate matrices from 1-D Arrays, as numpy.meshgrid and the standard's: a list of new
+    Arrays of one shape, (len(y), len(x), ...) for indexing "xy" (the first two axes
+    exchanged), (len(x), len(y), ...) for "ij"."""
+    who = "anygpu.meshgrid"
+    if indexing not in ("xy", "ij"):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: indexing is %r, neither 'xy' nor 'ij'" % (who, indexing))
+    arrays = [_operand(a, None, who, "arrays[%d]" % i) for i, a in enumerate(arrays)]
+    for i, a in enumerate(arrays):
+        if a.ndim != 1:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: arrays[%d] has %d dimensions; meshgrid takes 1-D arrays"
+                        % (who, i, a.ndim))
+    shape = [a.shape[0] for a in arrays]
+    if indexing == "xy" and len(arrays) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, a in enumerate(arrays):
+        axis = (1 if i == 0 else 0 if i == 1 else i) if indexing == "xy" and len(arrays) > 1 else i
+        along = [1] * len(arrays)
+        along[axis] = a.shape[0]
+        out.append(astype(broadcast_to(reshape(a, tuple(along)), tuple(shape)), a.dtype))
+    return out

@@ -133,6 +133,18 @@ case("anygpu.broadcast_arrays", MISMATCH, lambda d: anygpu.broadcast_arrays(f32(
 case("anygpu.broadcast_arrays", INVALID, lambda d: anygpu.broadcast_arrays(f32(d), None))
 case("anygpu.moveaxis", INVALID, lambda d: anygpu.moveaxis(f32(d), 2, 0), lambda d: anygpu.moveaxis(f32(d), (0, 1), 0),
      lambda d: anygpu.moveaxis(f32(d), "a", 0))
+case("anygpu.arange", INVALID, lambda d: anygpu.arange(0, 3, 0, device=d), lambda d: anygpu.arange("x", device=d),
+     lambda d: anygpu.arange(0.5, 3, dtype="int32", device=d))
+case("anygpu.arange", UNSUPPORTED, lambda d: anygpu.arange(3, dtype="complex64", device=d),
+     lambda d: anygpu.arange(3, dtype="float16", device=d))
+case("anygpu.linspace", INVALID, lambda d: anygpu.linspace(0, 1, 2.5, device=d),
+     lambda d: anygpu.linspace(0, float("inf"), 3, device=d), lambda d: anygpu.linspace(0, None, 3, device=d))
+case("anygpu.linspace", UNSUPPORTED, lambda d: anygpu.linspace(0, 1, 3, dtype="int8", device=d))
+case("anygpu.eye", INVALID, lambda d: anygpu.eye(2, k=0.5, device=d), lambda d: anygpu.eye(-1, device=d))
+case("anygpu.eye", UNSUPPORTED, lambda d: anygpu.eye(2, dtype="float16", device=d))
+case("anygpu.tril", INVALID, lambda d: anygpu.tril(f32(d, (3,))), lambda d: anygpu.tril(f32(d), k="a"))
+case("anygpu.triu", INVALID, lambda d: anygpu.triu(f32(d, (3,))), lambda d: anygpu.triu(None))
+case("anygpu.meshgrid", INVALID, lambda d: anygpu.meshgrid(f32(d)), lambda d: anygpu.meshgrid(f32(d, (3,)), indexing=1))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):
