@@ -347,6 +347,24 @@ AG_API ag_status ag_max_axes(ag_queue *q, const ag_array *x, int naxes, const in
 AG_API ag_status ag_prod_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes,
                               ag_array *out);
 
+/** Whether any element (ag_any_axes), or every element (ag_all_axes), of x is nonzero (NaN is,
+    as numpy's; complex: either part) over the axes given as for ag_sum_axes: out is bool, of
+    x's shape without those axes or with them as length 1. x of any dtype, bool too. Over no
+    elements any is false and all is true. */
+AG_API ag_status ag_any_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out);
+AG_API ag_status ag_all_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, ag_array *out);
+
+/** The variance (ag_var_axes) and standard deviation (ag_std_axes) over the axes given as for
+    ag_sum_axes: the sum of squared deviations from the mean, divided by N - @p correction
+    (N the count of elements each output takes: correction 0 is the population variance, 1 the
+    sample variance; numpy's ddof), as numpy.var and numpy.std compute them (two passes: the
+    mean, then the deviations). f32 and f64; out of x's dtype. When correction leaves no degrees
+    of freedom the result is inf, or NaN (a sum of 0), as numpy's; over no elements NaN. */
+AG_API ag_status ag_var_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, double correction,
+                             ag_array *out);
+AG_API ag_status ag_std_axes(ag_queue *q, const ag_array *x, int naxes, const int *axes, double correction,
+                             ag_array *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
-compute from indices (arange, linspace, eye, tril, triu, meshgrid), and the manipulation
-functions that are views of the operations in _ops.py: the names a program written against the
+compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std, and
+the manipulation functions that are views of the operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
 
 dtypes are numpy's dtype objects (``anygpu.float32 == numpy.dtype("float32")``), which Array.dtype
@@ -9,6 +9,7 @@ library's ``ag_result_type``: the standard's table, and numpy's where the standa
 pair open (an integer with a float, u64 with a signed integer), as the operations compute.
 """
 
+import builtins
 import ctypes
 import math
 import operator
@@ -17,7 +18,8 @@ import numpy
 
 from ._core import Array, _resolve_device, empty
 from ._lib import AG_DTYPE, DTYPES, error, fn
-from ._ops import _operand, astype, broadcast_to, power, reshape, transpose
+from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, divide, multiply,
+                   not_equal, power, reshape, subtract, transpose)
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi",
@@ -25,7 +27,7 @@ __all__ = [
     "float32", "float64", "complex64", "complex128",
     "finfo", "iinfo", "isdtype", "result_type", "can_cast",
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
-    "arange", "linspace", "eye", "tril", "triu", "meshgrid",
+    "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -43,6 +45,9 @@ _arange = fn("ag_arange", [_p, _d, _d, _p])
 _linspace = fn("ag_linspace", [_p, _d, _d, _d, _d, ctypes.c_bool, _p])
 _eye = fn("ag_eye", [_p, ctypes.c_int64, _p])
 _tril = fn("ag_tril", [_p, _p, ctypes.c_int64, _p])
+_AXES = ctypes.POINTER(ctypes.c_int)
+_any_all = {name: fn("ag_%s_axes" % name, [_p, _p, ctypes.c_int, _AXES, _p]) for name in ("any", "all")}
+_var_std = {name: fn("ag_%s_axes" % name, [_p, _p, ctypes.c_int, _AXES, _d, _p]) for name in ("var", "std")}
 _triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
 
 
@@ -95,7 +100,7 @@ def isdtype(dtype, kind):
     floating", "numeric", or a tuple of those (any of them)."""
     dt = _dtype_of(dtype, "anygpu.isdtype", "dtype")
     if isinstance(kind, tuple):
-        return any(isdtype(dt, k) for k in kind)
+        return builtins.any(isdtype(dt, k) for k in kind)
     if isinstance(kind, str):
         if kind not in _KINDS:
             raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.isdtype: kind %r is none of %s"
@@ -207,7 +212,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         start, stop = 0, start
     for v, name in ((start, "start"), (stop, "stop"), (step, "step")):
         _number(v, who, name)
-    integral = all(isinstance(v, (int, numpy.integer)) for v in (start, stop, step))
+    integral = builtins.all(isinstance(v, (int, numpy.integer)) for v in (start, stop, step))
     if step == 0:
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: step is 0" % who)
     if integral:
@@ -302,3 +307,71 @@ def meshgrid(*arrays, indexing="xy"):
         along[axis] = a.shape[0]
         out.append(astype(broadcast_to(reshape(a, tuple(along)), tuple(shape)), a.dtype))
     return out
+
+
+# ---- all, any, var, std -----------------------------------------------------------------------
+
+def _reduced(name, x, axis, keepdims, dtype, call):
+    """Reduction @name of @x over @axis (None, an int or a tuple) into a new Array of @dtype:
+    @call(caxes, naxes, out) runs the C function. A Python value for axis None without
+    @keepdims, as the package's other reductions give."""
+    who = "anygpu." + name
+    axes = _axes(x, axis, who)
+    shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape)) if keepdims else \
+        tuple(n for d, n in enumerate(x.shape) if d not in axes)
+    out = empty(shape, dtype, x.device)
+    caxes = (ctypes.c_int * max(len(axes), 1))(*axes)
+    call(caxes, len(axes), out)
+    return _item(out) if axis is None and not keepdims else out
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    """Whether any element of @x is nonzero (NaN is; complex: either part) over @axis (None:
+    every element, an int or a tuple), as numpy.any and the standard's: a Python bool for axis
+    None, else a bool Array (with the reduced axes as length 1 when @keepdims)."""
+    x = _operand(x, None, "anygpu.any", "x")
+    if axis == () or (x.ndim == 0 and axis is not None):
+        return not_equal(x, 0)
+    return _reduced("any", x, axis, keepdims, bool,
+                    lambda caxes, n, out: _any_all["any"](None, x._ptr, n, caxes if n else None, out._ptr))
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    """Whether every element of @x is nonzero over @axis, as numpy.all and the standard's (any
+    says the rest)."""
+    x = _operand(x, None, "anygpu.all", "x")
+    if axis == () or (x.ndim == 0 and axis is not None):
+        return not_equal(x, 0)
+    return _reduced("all", x, axis, keepdims, bool,
+                    lambda caxes, n, out: _any_all["all"](None, x._ptr, n, caxes if n else None, out._ptr))
+
+
+def _var_std_of(name, x, axis, correction, keepdims, ddof):
+    who = "anygpu." + name
+    x = _operand(x, None, who, "x")
+    if ddof is not None:
+        correction = ddof
+    if isinstance(correction, _PY_BOOL) or not isinstance(correction, (int, float, numpy.integer, numpy.floating)):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: correction is %r, not a number" % (who, correction))
+    dt = _check_dtype(_float_of_int(x.dtype), x.device, who)
+    x = x if x.dtype == dt else astype(x, dt)
+    if axis == ():  # each element alone: no spread
+        d = subtract(x, x)
+        r = divide(multiply(d, d), max(1.0 - float(correction), 0.0))
+        return power(r, 0.5) if name == "std" else r
+    return _reduced(name, x, axis, keepdims, dt,
+                    lambda caxes, n, out: _var_std[name](None, x._ptr, n, caxes if n else None, float(correction),
+                                                         out._ptr))
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    """The variance of @x over @axis (None: every element, an int or a tuple): the mean of the
+    squared deviations from the mean, the sum divided by N - @correction (numpy's ddof, which is
+    taken too), as numpy.var and the standard's. float32 and float64 (integers as float64); a
+    Python float for axis None without @keepdims, else an Array."""
+    return _var_std_of("var", x, axis, correction, keepdims, ddof)
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
+    """The standard deviation of @x, the square root of var (which says the rest)."""
+    return _var_std_of("std", x, axis, correction, keepdims, ddof)

@@ -145,6 +145,14 @@ case("anygpu.eye", UNSUPPORTED, lambda d: anygpu.eye(2, dtype="float16", device=
 case("anygpu.tril", INVALID, lambda d: anygpu.tril(f32(d, (3,))), lambda d: anygpu.tril(f32(d), k="a"))
 case("anygpu.triu", INVALID, lambda d: anygpu.triu(f32(d, (3,))), lambda d: anygpu.triu(None))
 case("anygpu.meshgrid", INVALID, lambda d: anygpu.meshgrid(f32(d)), lambda d: anygpu.meshgrid(f32(d, (3,)), indexing=1))
+for name in ("any", "all", "var", "std"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f("x"),
+         lambda d, f=getattr(anygpu, name): f(f32(d), axis=(0, 0)))
+    case("anygpu." + name, RANGE, lambda d, f=getattr(anygpu, name): f(f32(d), axis=2))
+for name in ("var", "std"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f(f32(d), correction=-1),
+         lambda d, f=getattr(anygpu, name): f(f32(d), correction="x"))
+    case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):
