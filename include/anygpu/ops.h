@@ -250,6 +250,21 @@ AG_API ag_status ag_eye(ag_queue *q, int64_t k, ag_array *out);
 AG_API ag_status ag_tril(ag_queue *q, const ag_array *x, int64_t k, ag_array *out);
 AG_API ag_status ag_triu(ag_queue *q, const ag_array *x, int64_t k, ag_array *out);
 
+/* ---- joining and rolling ---------------------------------------------------------------- */
+
+/** out = the @p n arrays xs[0..n-1] joined along @p axis (negative counting from the end): the
+    array API's concat and numpy.concatenate. Each has out's dimensions but along axis, where
+    their lengths sum to out's; their dtypes promote (ag_result_type) to out's, each converted
+    as ag_astype does. Each is copied into its slice of out on the device (views anywhere). */
+AG_API ag_status ag_concat(ag_queue *q, int n, const ag_array *const *xs, int axis, ag_array *out);
+
+/** out = x rolled by shifts[j] along axes[j] for j < @p n (numpy.roll and the standard's:
+    element i goes to i + shift, wrapping; negative shifts and shifts beyond the length are taken
+    modulo it; an axis named twice takes the sum), or with @p axes NULL and n 1, the flattened
+    array rolled by shifts[0] (C order). out has x's shape and dtype and may be x. */
+AG_API ag_status ag_roll(ag_queue *q, const ag_array *x, int n, const int64_t *shifts, const int *axes,
+                         ag_array *out);
+
 /* ---- fused and selection ---------------------------------------------------------------- */
 
 /** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is

@@ -1,6 +1,7 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
-compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std, and
-the manipulation functions that are views of the operations in _ops.py: the names a program written against the
+compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std,
+concat, stack, unstack and roll, and the manipulation functions that are views of the
+operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
 
 dtypes are numpy's dtype objects (``anygpu.float32 == numpy.dtype("float32")``), which Array.dtype
@@ -18,8 +19,8 @@ import numpy
 
 from ._core import Array, _resolve_device, empty
 from ._lib import AG_DTYPE, DTYPES, error, fn
-from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, divide, multiply,
-                   not_equal, power, reshape, subtract, transpose)
+from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, divide,
+                   expand_dims, multiply, not_equal, power, ravel, reshape, subtract, transpose)
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi",
@@ -28,6 +29,7 @@ __all__ = [
     "finfo", "iinfo", "isdtype", "result_type", "can_cast",
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
     "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
+    "concat", "concatenate", "stack", "unstack", "roll",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -48,6 +50,8 @@ _tril = fn("ag_tril", [_p, _p, ctypes.c_int64, _p])
 _AXES = ctypes.POINTER(ctypes.c_int)
 _any_all = {name: fn("ag_%s_axes" % name, [_p, _p, ctypes.c_int, _AXES, _p]) for name in ("any", "all")}
 _var_std = {name: fn("ag_%s_axes" % name, [_p, _p, ctypes.c_int, _AXES, _d, _p]) for name in ("var", "std")}
+_concat = fn("ag_concat", [_p, ctypes.c_int, ctypes.POINTER(_p), ctypes.c_int, _p])
+_roll = fn("ag_roll", [_p, _p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), _AXES, _p])
 _triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
 
 
@@ -375,3 +379,116 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
 def std(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     """The standard deviation of @x, the square root of var (which says the rest)."""
     return _var_std_of("std", x, axis, correction, keepdims, ddof)
+
+
+# ---- concat, stack, unstack, roll --------------------------------------------------------------
+
+def _arrays(arrays, who):
+    if isinstance(arrays, Array) or not isinstance(arrays, (list, tuple)):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: arrays is a %s, not a list or tuple of Arrays"
+                    % (who, type(arrays).__name__))
+    if not arrays:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: arrays is empty" % who)
+    return [_operand(a, None, who, "arrays[%d]" % i) for i, a in enumerate(arrays)]
+
+
+def _joined(who, arrays, axis):
+    """ag_concat of Arrays @arrays along @axis into a new Array of their promoted dtype."""
+    shape = list(arrays[0].shape)
+    if not shape:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: arrays[0] is 0-d; arrays are joined along an axis" % who)
+    if not -len(shape) <= axis < len(shape):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d is outside the arrays' %d axes" % (who, axis, len(shape)))
+    first = arrays[0].shape
+    for i, a in enumerate(arrays[1:], 1):
+        if a.ndim != len(first) or builtins.any(n != m for d, (n, m) in enumerate(zip(a.shape, first))
+                                                if d != axis % len(first)):
+            raise error("AG_ERR_MISMATCH", "%s: arrays[%d] has shape %s but arrays[0] %s: they must agree but along "
+                        "axis %d" % (who, i, a.shape, first, axis))
+    shape[axis] = sum(a.shape[axis] for a in arrays)
+    out = empty(tuple(shape), result_type(*arrays), arrays[0].device)
+    ptrs = (_p * len(arrays))(*(a._ptr for a in arrays))
+    _concat(None, len(arrays), ptrs, axis, out._ptr)
+    return out
+
+
+def concat(arrays, /, *, axis=0):
+    """The Arrays of @arrays joined along @axis (None: each flattened, joined into one axis),
+    as the standard's concat and numpy.concatenate: their shapes agree but along axis, their
+    dtypes promote (result_type). Each is copied into its place on the device."""
+    who = "anygpu.concat"
+    arrays = _arrays(arrays, who)
+    if axis is None:
+        return _joined(who, [ravel(a) for a in arrays], 0)
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis is %r, not an integer or None" % (who, axis)) from None
+    return _joined(who, arrays, axis)
+
+
+def concatenate(arrays, axis=0):
+    """numpy's name for concat."""
+    return concat(arrays, axis=axis)
+
+
+def stack(arrays, /, *, axis=0):
+    """The Arrays of @arrays, all of one shape, stacked along a new axis @axis of the result, as
+    the standard's stack and numpy.stack."""
+    who = "anygpu.stack"
+    arrays = _arrays(arrays, who)
+    for i, a in enumerate(arrays[1:], 1):
+        if a.shape != arrays[0].shape:
+            raise error("AG_ERR_MISMATCH", "%s: arrays[%d] has shape %s but arrays[0] %s"
+                        % (who, i, a.shape, arrays[0].shape))
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis is %r, not an integer" % (who, axis)) from None
+    nd = arrays[0].ndim + 1
+    if not -nd <= axis < nd:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d is outside the result's %d axes" % (who, axis, nd))
+    return _joined(who, [expand_dims(a, axis) for a in arrays], axis)
+
+
+def unstack(x, /, *, axis=0):
+    """A tuple of views of @x, one per index along @axis, each without that axis (the
+    standard's unstack)."""
+    who = "anygpu.unstack"
+    x = _operand(x, None, who, "x")
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis is %r, not an integer" % (who, axis)) from None
+    if not -x.ndim <= axis < x.ndim:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d is outside x's %d axes" % (who, axis, x.ndim))
+    axis %= x.ndim
+    return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
+
+
+def roll(x, /, shift, *, axis=None):
+    """@x with its elements moved @shift places along @axis (an int or a tuple, with @shift an
+    int or a tuple as long), wrapping around, as numpy.roll and the standard's; with axis None
+    the flattened array is rolled and the shape kept. A new Array."""
+    who = "anygpu.roll"
+    x = _operand(x, None, who, "x")
+    try:
+        shifts = [operator.index(shift)] if not isinstance(shift, (tuple, list)) else \
+            [operator.index(v) for v in shift]
+        axes = None if axis is None else [operator.index(axis)] if not isinstance(axis, (tuple, list)) else \
+            [operator.index(v) for v in axis]
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: shift and axis must be integers or tuples of them" % who) from None
+    if axes is None and len(shifts) != 1:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: with axis None, shift is one integer" % who)
+    if axes is not None:
+        if len(shifts) == 1 and len(axes) > 1:
+            shifts = shifts * len(axes)
+        if len(shifts) != len(axes):
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: %d shifts for %d axes" % (who, len(shifts), len(axes)))
+    out = empty(x.shape, x.dtype, x.device)
+    if x.size:
+        n = len(shifts)
+        _roll(None, x._ptr, n, (ctypes.c_int64 * n)(*shifts), None if axes is None else (ctypes.c_int * n)(*axes),
+              out._ptr)
+    return out

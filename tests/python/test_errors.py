@@ -153,6 +153,14 @@ for name in ("var", "std"):
     case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f(f32(d), correction=-1),
          lambda d, f=getattr(anygpu, name): f(f32(d), correction="x"))
     case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
+for name in ("concat", "concatenate", "stack"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f(f32(d)), lambda d, f=getattr(anygpu, name): f([]),
+         lambda d, f=getattr(anygpu, name): f([f32(d), "x"]))
+    case("anygpu." + name, MISMATCH, lambda d, f=getattr(anygpu, name): f([f32(d), f32(d, (2, 4))]))
+case("anygpu.concat", INVALID, lambda d: anygpu.concat([f32(d)], axis=2), lambda d: anygpu.concat([f32(d)], axis="a"))
+case("anygpu.unstack", INVALID, lambda d: anygpu.unstack(f32(d), axis=2), lambda d: anygpu.unstack("x"))
+case("anygpu.roll", INVALID, lambda d: anygpu.roll(f32(d), 1, axis=3), lambda d: anygpu.roll(f32(d), (1, 2)),
+     lambda d: anygpu.roll(f32(d), 1.5))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):

@@ -1,0 +1,83 @@
+"""concat (and numpy's concatenate), stack, unstack and roll against numpy 1.24 on every device:
+every dtype, every axis, empty and view inputs, mixed dtypes, shifts of either sign and beyond
+the length, several axes, the flattened roll, and the arguments each refuses."""
+
+import numpy
+import pytest
+
+import anygpu
+from conftest import need_fp64, put
+
+ALL = ["bool", "uint8", "int8", "int16", "int32", "int64", "uint64", "float32", "float64", "complex64", "complex128"]
+
+
+def sample(dtype, shape=(2, 3, 4), seed=0):
+    return (numpy.random.default_rng(seed).integers(0, 50, shape) % (2 if dtype == "bool" else 50)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_concat_and_stack_match_numpy(dev, dtype):
+    need_fp64(dev, dtype)
+    a, b, c = sample(dtype), sample(dtype, seed=1), sample(dtype, seed=2)
+    x, y, z = put(dev, a), put(dev, b), put(dev, c)
+    for axis in (0, 1, 2, -1):
+        numpy.testing.assert_array_equal(numpy.asarray(anygpu.concat([x, y, z], axis=axis)),
+                                         numpy.concatenate([a, b, c], axis=axis))
+        numpy.testing.assert_array_equal(numpy.asarray(anygpu.stack([x, y], axis=axis)), numpy.stack([a, b], axis=axis))
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.concat([x, y], axis=None)),
+                                     numpy.concatenate([a, b], axis=None))
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.concatenate((x, put(dev, a[:0])), 0)), a)
+    # Views: a transposed and a stepped one.
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.concat([anygpu.matrix_transpose(x), y[:, ::-1].mT], axis=2)),
+                                     numpy.concatenate([a.swapaxes(1, 2), b[:, ::-1].swapaxes(1, 2)], axis=2))
+
+
+def test_concat_promotes_as_numpy(dev):
+    a, b = numpy.arange(6, dtype="int8").reshape(2, 3), numpy.float32([[0.5, 1.5, 2.5]])
+    got = anygpu.concat([put(dev, a), put(dev, b)])
+    want = numpy.concatenate([a, b])
+    assert got.dtype == want.dtype
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_unstack_gives_views_along_the_axis(dev, dtype):
+    need_fp64(dev, dtype)
+    a = sample(dtype)
+    x = put(dev, a)
+    for axis in (0, 1, -1):
+        got = anygpu.unstack(x, axis=axis)
+        want = [numpy.take(a, i, axis=axis) for i in range(a.shape[axis])]
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            numpy.testing.assert_array_equal(numpy.asarray(g), w)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_roll_matches_numpy(dev, dtype):
+    need_fp64(dev, dtype)
+    a = sample(dtype, (3, 4, 5))
+    x = put(dev, a)
+    for shift, axis in ((1, 0), (-2, -1), ((7, -1), (1, 2)), ((1, 2, 3), (0, 1, 2)), ((2, 3), (2, 2)), (3, (0, 1)),
+                        (13, None), (-61, None), (0, 1)):
+        numpy.testing.assert_array_equal(numpy.asarray(anygpu.roll(x, shift, axis=axis)),
+                                         numpy.roll(a, shift, axis=axis))
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.roll(x.mT, 7)), numpy.roll(a.swapaxes(1, 2), 7))
+
+
+def test_bad_arguments_are_refused(dev):
+    x = put(dev, numpy.ones((2, 3), "float32"))
+    with pytest.raises(anygpu.MismatchError, match=r"anygpu.concat: arrays\[1\] has shape \(2, 4\) but arrays\[0\]"):
+        anygpu.concat([x, put(dev, numpy.ones((2, 4), "float32"))])
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.concat: arrays is empty"):
+        anygpu.concat([])
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.concat: axis 2 is outside"):
+        anygpu.concat([x, x], axis=2)
+    with pytest.raises(anygpu.MismatchError, match=r"anygpu.stack: arrays\[1\] has shape \(3,\)"):
+        anygpu.stack([x, put(dev, numpy.ones(3, "float32"))])
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.unstack: axis 2 is outside"):
+        anygpu.unstack(x, axis=2)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.roll: 2 shifts for 3 axes"):
+        anygpu.roll(x, (1, 2), axis=(0, 1, 1))
+    with pytest.raises(anygpu.InvalidArgumentError, match=r"anygpu.roll: axes\[0\] is 4"):
+        anygpu.roll(x, 1, axis=4)
