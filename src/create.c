@@ -143,6 +143,10 @@ static ag_status tri(const char *fn, ag_queue *q, const ag_array *x, int64_t k, 
                     .cols = (ag_u64)x->shape[x->ndim - 1], .k = k, .upper = upper);
 }
 
-ag_status ag_tril(ag_queue *q, const ag_array *x, int64_t k, ag_array *out) { return tri("ag_tril", q, x, k, false, out); }
+ag_status ag_tril(ag_queue *q, const ag_array *x, int64_t k, ag_array *out) {
+  return tri("ag_tril", q, x, k, false, out);
+}
 
-ag_status ag_triu(ag_queue *q, const ag_array *x, int64_t k, ag_array *out) { return tri("ag_triu", q, x, k, true, out); }
+ag_status ag_triu(ag_queue *q, const ag_array *x, int64_t k, ag_array *out) {
+  return tri("ag_triu", q, x, k, true, out);
+}

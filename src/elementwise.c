@@ -309,8 +309,12 @@ static const struct {
     /* The mathfn family's. */
     [AG_OP_ATAN2] = {"ag_atan2", {AG_K_ATAN2, AG_K_ATAN2_BB, AG_K_ATAN2_BA, AG_K_ATAN2_S, AG_K_ATAN2_RS}, FLOATS},
     [AG_OP_HYPOT] = {"ag_hypot", {AG_K_HYPOT, AG_K_HYPOT_BB, AG_K_HYPOT_BA, AG_K_HYPOT_S, AG_K_HYPOT_RS}, FLOATS},
-    [AG_OP_COPYSIGN] = {"ag_copysign", {AG_K_COPYSIGN, AG_K_COPYSIGN_BB, AG_K_COPYSIGN_BA, AG_K_COPYSIGN_S, AG_K_COPYSIGN_RS}, FLOATS},
-    [AG_OP_LOGADDEXP] = {"ag_logaddexp", {AG_K_LOGADDEXP, AG_K_LOGADDEXP_BB, AG_K_LOGADDEXP_BA, AG_K_LOGADDEXP_S, AG_K_LOGADDEXP_RS}, FLOATS},
+    [AG_OP_COPYSIGN] = {"ag_copysign",
+                        {AG_K_COPYSIGN, AG_K_COPYSIGN_BB, AG_K_COPYSIGN_BA, AG_K_COPYSIGN_S, AG_K_COPYSIGN_RS},
+                        FLOATS},
+    [AG_OP_LOGADDEXP] = {"ag_logaddexp",
+                         {AG_K_LOGADDEXP, AG_K_LOGADDEXP_BB, AG_K_LOGADDEXP_BA, AG_K_LOGADDEXP_S, AG_K_LOGADDEXP_RS},
+                         FLOATS},
 };
 
 /* Whether @p small's shape is the trailing part of @p big's. */

@@ -223,7 +223,8 @@ END_TEST
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "core") == 0)
     return;
-  add_device_test(s, "arange gives numpy's values in every real dtype", arange_gives_numpy_s_values_in_every_real_dtype);
+  add_device_test(s, "arange gives numpy's values in every real dtype",
+                  arange_gives_numpy_s_values_in_every_real_dtype);
   add_device_test(s, "linspace ends at stop and steps evenly", linspace_ends_at_stop_and_steps_evenly);
   add_device_test(s, "eye puts ones on diagonal k in every dtype", eye_puts_ones_on_diagonal_k_in_every_dtype);
   add_device_test(s, "tril and triu zero one side of each matrix", tril_and_triu_zero_one_side_of_each_matrix);

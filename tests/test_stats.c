@@ -17,7 +17,8 @@ static const size_t shape3[3] = {D0, D1, D2};
 static const struct {
   int naxes, axes[3];
   size_t out_ndim, out_shape[3]; /* without the reduced axes */
-} sets[] = {{1, {0}, 2, {D1, D2}}, {1, {-1}, 2, {D0, D1}}, {2, {0, 2}, 1, {D1}}, {0, {0}, 0, {0}}, {3, {2, 0, 1}, 0, {0}}};
+} sets[] = {{1, {0}, 2, {D1, D2}}, {1, {-1}, 2, {D0, D1}}, {2, {0, 2}, 1, {D1}}, {0, {0}, 0, {0}},
+            {3, {2, 0, 1}, 0, {0}}};
 enum { NSETS = sizeof sets / sizeof sets[0] };
 
 /* The output index of element i of x, and whether axis d is reduced, for set @p s. */
@@ -137,8 +138,8 @@ START_TEST(var_and_std_match_the_reference) {
              changes the sum of squares only to second order (about 1e-8 of it); the squares
              and sums round to a few ulp. */
           ref_tol tol = t == AG_F32 ? (ref_tol){1e-5, 0} : (ref_tol){1e-12, 0};
-          ref_check(t, got, want, NULL, m, tol, "%s of %s over set %d, correction %g", root ? "ag_std_axes" : "ag_var_axes",
-                    ref_name(t), s, corrections[c]);
+          ref_check(t, got, want, NULL, m, tol, "%s of %s over set %d, correction %g",
+                    root ? "ag_std_axes" : "ag_var_axes", ref_name(t), s, corrections[c]);
           TEST_FREE(got, want, mean, ss);
           ag_array_free(out);
         }
