@@ -1,7 +1,8 @@
-/* tests/test_manip.c — ag_concat and ag_roll (ops.h) on every dtype, against references
-   computed here as numpy's concatenate and roll place each element: joins along every axis,
-   empty and view inputs, mixed dtypes, shifts of either sign and beyond the length, several and
-   repeated axes, the flattened roll, in place, and the arguments each refuses. */
+/* tests/test_manip.c — ag_concat, ag_roll, ag_tile and ag_repeat (ops.h) on every dtype, against
+   references computed here as numpy's concatenate, roll, tile and repeat place each element:
+   joins along every axis, empty and view inputs, mixed dtypes, shifts of either sign and beyond
+   the length, several and repeated axes, the flattened roll, in place, repetitions of 0, and the
+   arguments each refuses. */
 #include <stdlib.h>
 
 #include "reference.h"
@@ -144,6 +145,98 @@ START_TEST(roll_moves_every_element_where_numpy_does) {
 }
 END_TEST
 
+/* numpy.tile and numpy.repeat's placement, element by element, for x {2, 3, 4}: tile by reps
+   of 1 to 4 entries (more than x's dims too), repeat along each axis and the flattened array;
+   a transposed view in, and a stepped view out. */
+START_TEST(tile_and_repeat_place_every_element_where_numpy_does) {
+  ag_device *dev = test_device(_i);
+  const size_t sh[3] = {2, 3, 4}, N = 24;
+  const struct {
+    int n;
+    size_t reps[4];
+  } tiles[] = {{1, {2}}, {3, {2, 1, 3}}, {2, {1, 1}}, {4, {2, 1, 2, 1}}, {3, {1, 0, 2}}};
+  for (int k = 0; k < AG_DTYPE_COUNT; k++) {
+    ag_dtype t = all_dtypes[k];
+    if (!test_dtype_runs(dev, t))
+      continue;
+    void *x = test_alloc(N * ref_size(t));
+    ref_random(t, x, N, 90u + (unsigned)k, 0, 100);
+    ag_array *ax = test_array_from(dev, t, 3, sh, x);
+    for (size_t c = 0; c < sizeof tiles / sizeof tiles[0]; c++) {
+      int n = tiles[c].n, nd = n > 3 ? n : 3;
+      size_t xs[4], os[4], m = 1;
+      for (int d = 0; d < nd; d++) {
+        int dx = d - (nd - 3), dr = d - (nd - n);
+        xs[d] = dx >= 0 ? sh[dx] : 1;
+        os[d] = xs[d] * (dr >= 0 ? tiles[c].reps[dr] : 1);
+        m *= os[d];
+      }
+      ag_array *out = test_array_new(dev, t, nd, os);
+      ref_check_ok(ag_tile(NULL, ax, n, tiles[c].reps, out), "ag_tile case %zu of %s", c, ref_name(t));
+      ref_c *want = test_alloc((m + 1) * sizeof *want);
+      for (size_t i = 0; i < m; i++) { /* out's index, wrapped onto x's along each axis */
+        size_t rem = i, src = 0, stride = 1, oc[4];
+        for (int d = nd - 1; d >= 0; d--) {
+          oc[d] = rem % os[d];
+          rem /= os[d];
+        }
+        for (int d = nd - 1; d >= 0; d--) {
+          src += (oc[d] % xs[d]) * stride;
+          stride *= xs[d];
+        }
+        want[i] = ref_get(t, x, src);
+      }
+      void *got = test_array_read(out);
+      ref_check(t, got, want, NULL, m, REF_EXACT, "ag_tile case %zu of %s", c, ref_name(t));
+      TEST_FREE(got, want);
+      ag_array_free(out);
+    }
+    for (int axis = -1; axis < 3; axis++) {
+      const size_t r = 3;
+      bool flat = axis < 0;
+      size_t os[3] = {2, 3, 4}, m = N * r;
+      if (!flat)
+        os[axis] *= r;
+      else
+        os[0] = m;
+      ag_array *out = test_array_new(dev, t, flat ? 1 : 3, os);
+      ref_check_ok(ag_repeat(NULL, ax, r, flat ? AG_AXIS_ALL : axis, out), "ag_repeat along %d of %s", axis,
+                   ref_name(t));
+      ref_c *want = test_alloc(m * sizeof *want);
+      for (size_t i = 0; i < m; i++) {
+        if (flat) {
+          want[i] = ref_get(t, x, i / r);
+          continue;
+        }
+        size_t oc[3] = {i / (os[1] * os[2]), i / os[2] % os[1], i % os[2]};
+        oc[axis] /= r;
+        want[i] = ref_get(t, x, (oc[0] * 3 + oc[1]) * 4 + oc[2]);
+      }
+      void *got = test_array_read(out);
+      ref_check(t, got, want, NULL, m, REF_EXACT, "ag_repeat along %d of %s", axis, ref_name(t));
+      TEST_FREE(got, want);
+      ag_array_free(out);
+    }
+    TEST_FREE(x);
+    ag_array_free(ax);
+  }
+  /* A transposed view in ({3, 2} from {2, 3}), every other column of a wider array out. */
+  const float v[6] = {1, 2, 3, 4, 5, 6};
+  ag_array *a = test_array_from(dev, AG_F32, 2, (const size_t[]){2, 3}, v), *at = NULL, *wide = NULL, *ov = NULL;
+  CHECK_OK(ag_array_permute(a, (const int[]){1, 0}, &at));
+  wide = test_array_new(dev, AG_F32, 2, (const size_t[]){3, 8});
+  CHECK_OK(ag_fill(NULL, wide, 0));
+  const ag_index cols[2] = {ag_all(), ag_slice(0, AG_INDEX_NONE, 2)};
+  CHECK_OK(ag_array_view(wide, 2, cols, &ov));
+  CHECK_OK(ag_tile(NULL, at, 1, (const size_t[]){2}, ov));
+  const float want[24] = {1, 0, 4, 0, 1, 0, 4, 0, 2, 0, 5, 0, 2, 0, 5, 0, 3, 0, 6, 0, 3, 0, 6, 0};
+  void *got = test_array_read(wide);
+  CHECK_BYTES(got, want, sizeof want, "tile of a.T by 2 into every other column");
+  free(got);
+  TEST_ARRAY_FREE(a, at, wide, ov);
+}
+END_TEST
+
 START_TEST(bad_arguments_are_refused_by_name) {
   ag_device *dev = test_device(_i);
   const size_t s23[2] = {2, 3}, s24[2] = {2, 4}, s33[2] = {3, 3}, s3 = 3;
@@ -167,6 +260,14 @@ START_TEST(bad_arguments_are_refused_by_name) {
   CHECK_REFUSED(ag_roll(NULL, a, 1, &one, &ax0, oi), AG_ERR_MISMATCH, "ag_roll", "out");
   CHECK_REFUSED(ag_roll(NULL, a, 1, &one, &ax0, o), AG_ERR_MISMATCH, "ag_roll", "out");
   CHECK_REFUSED(ag_roll(NULL, o, 1, &one, &ax0, bc), AG_ERR_INVALID_ARGUMENT, "ag_roll", "out");
+  const size_t two = 2;
+  CHECK_REFUSED(ag_tile(NULL, a, 1, &two, o), AG_ERR_MISMATCH, "ag_tile", "out");
+  CHECK_REFUSED(ag_tile(NULL, a, 9, &two, o), AG_ERR_INVALID_ARGUMENT, "ag_tile", "n");
+  CHECK_REFUSED(ag_tile(NULL, a, 1, NULL, o), AG_ERR_INVALID_ARGUMENT, "ag_tile", "reps");
+  CHECK_REFUSED(ag_tile(NULL, a, 1, &two, oi), AG_ERR_MISMATCH, "ag_tile", "out");
+  CHECK_REFUSED(ag_repeat(NULL, a, 2, 2, o), AG_ERR_INVALID_ARGUMENT, "ag_repeat", "axis");
+  CHECK_REFUSED(ag_repeat(NULL, a, 2, 0, o), AG_ERR_MISMATCH, "ag_repeat", "out");
+  CHECK_REFUSED(ag_repeat(NULL, o, 1, 0, bc), AG_ERR_INVALID_ARGUMENT, "ag_repeat", "out");
   TEST_ARRAY_FREE(a, b, o, v, oi, bc);
 }
 END_TEST
@@ -177,5 +278,7 @@ void suite_build(Suite *s, const char *backend) {
   add_device_test(s, "concat joins along every axis in every dtype", concat_joins_along_every_axis_in_every_dtype);
   add_device_test(s, "concat takes views and promotes", concat_takes_views_and_promotes);
   add_device_test(s, "roll moves every element where numpy does", roll_moves_every_element_where_numpy_does);
+  add_device_test(s, "tile and repeat place every element where numpy does",
+                  tile_and_repeat_place_every_element_where_numpy_does);
   add_device_test(s, "bad arguments are refused by name", bad_arguments_are_refused_by_name);
 }

@@ -265,6 +265,16 @@ AG_API ag_status ag_concat(ag_queue *q, int n, const ag_array *const *xs, int ax
 AG_API ag_status ag_roll(ag_queue *q, const ag_array *x, int n, const int64_t *shifts, const int *axes,
                          ag_array *out);
 
+/** out = x repeated reps[k] times along each axis (numpy.tile and the standard's): x's shape and
+    the @p n reps aligned at their last axes, the shorter padded with 1s in front; out's shape
+    their product, axis by axis, and x's dtype. One copy per axis with a repetition above 1. */
+AG_API ag_status ag_tile(ag_queue *q, const ag_array *x, int n, const size_t *reps, ag_array *out);
+
+/** out = x with each element repeated @p repeats times in place along @p axis (numpy.repeat
+    with one count: [a, b] gives [a, a, b, b]), or with axis AG_AXIS_ALL along the flattened
+    array (out 1-D). out has x's dtype. */
+AG_API ag_status ag_repeat(ag_queue *q, const ag_array *x, size_t repeats, int axis, ag_array *out);
+
 /* ---- fused and selection ---------------------------------------------------------------- */
 
 /** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is

@@ -1,6 +1,6 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
 compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std,
-concat, stack, unstack and roll, and the manipulation functions that are views of the
+concat, stack, unstack, roll, tile and repeat, and the manipulation functions that are views of the
 operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
 
@@ -29,7 +29,7 @@ __all__ = [
     "finfo", "iinfo", "isdtype", "result_type", "can_cast",
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
     "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
-    "concat", "concatenate", "stack", "unstack", "roll",
+    "concat", "concatenate", "stack", "unstack", "roll", "tile", "repeat",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -52,6 +52,8 @@ _any_all = {name: fn("ag_%s_axes" % name, [_p, _p, ctypes.c_int, _AXES, _p]) for
 _var_std = {name: fn("ag_%s_axes" % name, [_p, _p, ctypes.c_int, _AXES, _d, _p]) for name in ("var", "std")}
 _concat = fn("ag_concat", [_p, ctypes.c_int, ctypes.POINTER(_p), ctypes.c_int, _p])
 _roll = fn("ag_roll", [_p, _p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), _AXES, _p])
+_tile = fn("ag_tile", [_p, _p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t), _p])
+_repeat = fn("ag_repeat", [_p, _p, ctypes.c_size_t, ctypes.c_int, _p])
 _triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
 
 
@@ -492,3 +494,68 @@ def roll(x, /, shift, *, axis=None):
         _roll(None, x._ptr, n, (ctypes.c_int64 * n)(*shifts), None if axes is None else (ctypes.c_int * n)(*axes),
               out._ptr)
     return out
+
+
+def tile(x, repetitions, /):
+    """@x repeated along each axis as @repetitions (a tuple, or an int) says, as numpy.tile and
+    the standard's: x's shape and repetitions aligned at their last axes, the shorter padded
+    with 1s in front. A new Array."""
+    who = "anygpu.tile"
+    x = _operand(x, None, who, "x")
+    try:
+        reps = [operator.index(repetitions)] if not isinstance(repetitions, (tuple, list)) else \
+            [operator.index(v) for v in repetitions]
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: repetitions is %r, not an integer or a tuple of them"
+                    % (who, repetitions)) from None
+    if builtins.any(v < 0 for v in reps):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: repetitions %r has a negative entry" % (who, repetitions))
+    nd = max(len(reps), x.ndim)
+    shape = (1,) * (nd - x.ndim) + x.shape
+    full = [1] * (nd - len(reps)) + reps
+    out = empty(tuple(n * r for n, r in zip(shape, full)), x.dtype, x.device)
+    _tile(None, x._ptr, len(reps), (ctypes.c_size_t * max(len(reps), 1))(*reps), out._ptr)
+    return out
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """Each element of @x repeated in place, as numpy.repeat and the standard's: @repeats an int
+    (every element that many times: one copy on the device) or a sequence or Array of counts,
+    one per index along @axis (read to the host; one copy per index); axis None repeats the
+    flattened array. A new Array."""
+    who = "anygpu.repeat"
+    x = _operand(x, None, who, "x")
+    if axis is not None:
+        try:
+            axis = operator.index(axis)
+        except TypeError:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis is %r, not an integer or None" % (who, axis)) from None
+        if not -x.ndim <= axis < x.ndim:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d is outside x's %d axes" % (who, axis, x.ndim))
+        axis %= x.ndim
+    else:
+        x = ravel(x)
+    counts = repeats.to_host() if isinstance(repeats, Array) else numpy.asarray(repeats)
+    if counts.dtype.kind not in "ui" or counts.ndim > 1 or (counts < 0).any():
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: repeats must be a count (an integer 0 or more) or a 1-D sequence "
+                    "of them" % who)
+    along = 0 if axis is None else axis
+    if counts.ndim == 1 and counts.size == 1:
+        counts = counts.reshape(())
+    if counts.ndim == 0:
+        r = int(counts)
+        shape = list(x.shape)
+        shape[along] *= r
+        out = empty(tuple(shape), x.dtype, x.device)
+        _repeat(None, x._ptr, r, along, out._ptr)
+        return out
+    if counts.size != x.shape[along]:
+        raise error("AG_ERR_MISMATCH", "%s: %d repeats for %d indices along axis %d"
+                    % (who, counts.size, x.shape[along], along))
+    pieces = [repeat(x[(slice(None),) * along + (slice(i, i + 1),)], int(c), axis=along)
+              for i, c in enumerate(counts) if c > 0]
+    if not pieces:
+        shape = list(x.shape)
+        shape[along] = 0
+        return empty(tuple(shape), x.dtype, x.device)
+    return concat(pieces, axis=along)

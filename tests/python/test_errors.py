@@ -161,6 +161,11 @@ case("anygpu.concat", INVALID, lambda d: anygpu.concat([f32(d)], axis=2), lambda
 case("anygpu.unstack", INVALID, lambda d: anygpu.unstack(f32(d), axis=2), lambda d: anygpu.unstack("x"))
 case("anygpu.roll", INVALID, lambda d: anygpu.roll(f32(d), 1, axis=3), lambda d: anygpu.roll(f32(d), (1, 2)),
      lambda d: anygpu.roll(f32(d), 1.5))
+case("anygpu.tile", INVALID, lambda d: anygpu.tile(f32(d), (2, -1)), lambda d: anygpu.tile(f32(d), "a"),
+     lambda d: anygpu.tile("x", 2))
+case("anygpu.repeat", INVALID, lambda d: anygpu.repeat(f32(d), -1), lambda d: anygpu.repeat(f32(d), 2, axis=2),
+     lambda d: anygpu.repeat(f32(d), 1.5))
+case("anygpu.repeat", MISMATCH, lambda d: anygpu.repeat(f32(d), [1, 2], axis=1))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):

@@ -81,3 +81,35 @@ def test_bad_arguments_are_refused(dev):
         anygpu.roll(x, (1, 2), axis=(0, 1, 1))
     with pytest.raises(anygpu.InvalidArgumentError, match=r"anygpu.roll: axes\[0\] is 4"):
         anygpu.roll(x, 1, axis=4)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_tile_and_repeat_match_numpy(dev, dtype):
+    need_fp64(dev, dtype)
+    a = sample(dtype)
+    x = put(dev, a)
+    for reps in (2, (2, 1, 3), (1, 1), (2, 1, 2, 1), (1, 0, 2)):
+        got = anygpu.tile(x, reps)
+        want = numpy.tile(a, reps)
+        assert got.shape == want.shape
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    for repeats, axis in ((3, None), (2, 0), (3, -1), ([1, 0, 2], 1), (numpy.array([2, 1]), 0), (0, 2)):
+        got = anygpu.repeat(x, repeats, axis=axis)
+        want = numpy.repeat(a, repeats, axis=axis)
+        assert got.shape == want.shape
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.tile(x.mT, 2)), numpy.tile(a.swapaxes(1, 2), 2))
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.repeat(x[:, ::-1], 2, axis=1)),
+                                     numpy.repeat(a[:, ::-1], 2, axis=1))
+
+
+def test_tile_and_repeat_refuse_bad_counts(dev):
+    x = put(dev, numpy.ones((2, 3), "float32"))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.tile: repetitions .* negative"):
+        anygpu.tile(x, (2, -1))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.repeat: repeats must be a count"):
+        anygpu.repeat(x, -1)
+    with pytest.raises(anygpu.MismatchError, match="anygpu.repeat: 2 repeats for 3 indices along axis 1"):
+        anygpu.repeat(x, [1, 2], axis=1)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.repeat: axis 2 is outside"):
+        anygpu.repeat(x, 2, axis=2)
