@@ -136,8 +136,9 @@ static ag_status roll_blocks(ag_queue *q, const ag_array *x, const size_t *shift
   return AG_OK;
 }
 
-ag_status ag_roll(ag_queue *q, const ag_array *x, int n, const int64_t *shifts, const int *axes, ag_array *out) {
-  static const char fn[] = "ag_roll";
+/* Checks shared by ag_roll, ag_tile and ag_repeat: x and out present, on one device, of one
+   dtype, out writable. */
+static ag_status check_x_out(const char *fn, const ag_array *x, const ag_array *out) {
   ag_status st = ag__check_operand(fn, "x", x);
   if (st != AG_OK)
     return st;
@@ -150,6 +151,14 @@ ag_status ag_roll(ag_queue *q, const ag_array *x, int n, const int64_t *shifts, 
   st = ag__check_same_dtype(fn, "x", x, "out", out);
   if (st != AG_OK)
     return st;
+  return ag__check_writable(fn, "out", out);
+}
+
+ag_status ag_roll(ag_queue *q, const ag_array *x, int n, const int64_t *shifts, const int *axes, ag_array *out) {
+  static const char fn[] = "ag_roll";
+  ag_status st = check_x_out(fn, x, out);
+  if (st != AG_OK)
+    return st;
   st = ag__check_same_shape(fn, "x", x, "out", out);
   if (st != AG_OK)
     return st;
@@ -157,9 +166,8 @@ ag_status ag_roll(ag_queue *q, const ag_array *x, int n, const int64_t *shifts, 
     return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: n is %d with shifts %s and axes %s: give one shift with axes NULL "
                      "(the flattened array), or n shifts and n axes", fn, n, shifts ? "given" : "NULL",
                      axes ? "given" : "NULL");
-  st = ag__check_writable(fn, "out", out);
-  if (st != AG_OK || out->size == 0)
-    return st;
+  if (out->size == 0)
+    return AG_OK;
   /* Each axis's total shift, in [0, length): numpy adds the shifts of an axis named twice. */
   size_t shift[AG_MAX_DIMS] = {0};
   for (int j = 0; axes != NULL && j < n; j++) {
@@ -267,24 +275,6 @@ static ag_status contiguous(ag_queue *q, const ag_array *x, const ag_array **c, 
   }
   *c = *tmp;
   return AG_OK;
-}
-
-/* Checks shared by ag_tile and ag_repeat: x and out present, on one device, of one dtype, out
-   writable. */
-static ag_status check_x_out(const char *fn, const ag_array *x, const ag_array *out) {
-  ag_status st = ag__check_operand(fn, "x", x);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_operand(fn, "out", out);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_same_device(fn, "x", x, "out", out);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_same_dtype(fn, "x", x, "out", out);
-  if (st != AG_OK)
-    return st;
-  return ag__check_writable(fn, "out", out);
 }
 
 static ag_status shape_mismatch(const char *fn, const ag_array *out, int ndim, const size_t *want) {
