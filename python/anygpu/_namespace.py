@@ -1,6 +1,7 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
 compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std,
-concat, stack, unstack, roll, tile and repeat, and the manipulation functions that are views of the
+concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
+functions that are views of the
 operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
 
@@ -19,8 +20,9 @@ import numpy
 
 from ._core import Array, _resolve_device, empty
 from ._lib import AG_DTYPE, DTYPES, error, fn
-from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, divide,
-                   expand_dims, multiply, not_equal, power, ravel, reshape, subtract, transpose)
+from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, conj, divide,
+                   expand_dims, matmul, multiply, not_equal, power, ravel, reshape, subtract, transpose)
+from ._ops import sum as _sum
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi",
@@ -29,7 +31,7 @@ __all__ = [
     "finfo", "iinfo", "isdtype", "result_type", "can_cast",
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
     "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
-    "concat", "concatenate", "stack", "unstack", "roll", "tile", "repeat",
+    "concat", "concatenate", "stack", "unstack", "roll", "tile", "repeat", "vecdot", "tensordot",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -559,3 +561,78 @@ def repeat(x, repeats, /, *, axis=None):
         shape[along] = 0
         return empty(tuple(shape), x.dtype, x.device)
     return concat(pieces, axis=along)
+
+
+# ---- vecdot, tensordot ---------------------------------------------------------------------------
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of vectors along @axis, conjugating @x1 (the standard's vecdot:
+    sum(conj(x1) * x2, axis)), the other axes broadcast as numpy's: an Array of their
+    promoted dtype. A product and a sum over the axis on the device."""
+    who = "anygpu.vecdot"
+    x1, x2 = _operand(x1, None, who, "x1"), _operand(x2, None, who, "x2")
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis is %r, not an integer" % (who, axis)) from None
+    for x, name in ((x1, "x1"), (x2, "x2")):
+        if not -x.ndim <= axis < x.ndim:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d is outside %s's %d axes" % (who, axis, name, x.ndim))
+    if axis >= 0:  # counted from the front: one axis of both only when their dimensions agree
+        if x1.ndim != x2.ndim:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d counts from the front, but x1 has %d dimensions and x2 %d:"
+                        " give it from the end (negative)" % (who, axis, x1.ndim, x2.ndim))
+        axis -= x1.ndim
+    if x1.shape[axis] != x2.shape[axis]:
+        raise error("AG_ERR_MISMATCH", "%s: x1 has %d elements along axis %d and x2 %d"
+                    % (who, x1.shape[axis], axis, x2.shape[axis]))
+    dt = result_type(x1, x2)
+    if dt == bool:
+        raise error("AG_ERR_UNSUPPORTED", "%s: x1 and x2 are bool; vecdot takes numbers" % who)
+    product = multiply(conj(x1) if dt.kind == "c" else x1, x2)
+    return _sum(product, axis=axis, dtype=dt)
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """The sum of products over axes of @x1 and @x2, as numpy.tensordot and the standard's:
+    @axes an int n (x1's last n axes with x2's first n) or a pair of sequences naming them.
+    The contracted axes are brought together (a copy where the views do not allow it) and
+    multiplied as matrices by BLAS (ag_gemm): float and complex dtypes."""
+    who = "anygpu.tensordot"
+    x1, x2 = _operand(x1, None, who, "x1"), _operand(x2, None, who, "x2")
+    try:
+        if isinstance(axes, (tuple, list)):
+            if len(axes) != 2:
+                raise TypeError
+            a1 = [operator.index(a) for a in axes[0]]
+            a2 = [operator.index(a) for a in axes[1]]
+        else:
+            n = operator.index(axes)
+            if n < 0 or n > x1.ndim or n > x2.ndim:
+                raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes is %d, more than x1's %d or x2's %d axes, or negative"
+                            % (who, n, x1.ndim, x2.ndim))
+            a1, a2 = list(range(x1.ndim - n, x1.ndim)), list(range(n))
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes is %r, neither an integer nor a pair of sequences of them"
+                    % (who, axes)) from None
+    if len(a1) != len(a2):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes names %d axes of x1 and %d of x2" % (who, len(a1), len(a2)))
+    for axs, x, name in ((a1, x1, "x1"), (a2, x2, "x2")):
+        for a in axs:
+            if not -x.ndim <= a < x.ndim:
+                raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %d is outside %s's %d axes" % (who, a, name, x.ndim))
+    a1, a2 = [a % x1.ndim for a in a1], [a % x2.ndim for a in a2]
+    if len(set(a1)) != len(a1) or len(set(a2)) != len(a2):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: axes repeats an axis" % who)
+    for i, j in zip(a1, a2):
+        if x1.shape[i] != x2.shape[j]:
+            raise error("AG_ERR_MISMATCH", "%s: x1's axis %d has %d elements and x2's axis %d has %d"
+                        % (who, i, x1.shape[i], j, x2.shape[j]))
+    free1 = [a for a in range(x1.ndim) if a not in a1]
+    free2 = [a for a in range(x2.ndim) if a not in a2]
+    k = math.prod(x1.shape[a] for a in a1)
+    m, n = math.prod(x1.shape[a] for a in free1), math.prod(x2.shape[a] for a in free2)
+    left = reshape(transpose(x1, tuple(free1 + a1)), (m, k))
+    right = reshape(transpose(x2, tuple(a2 + free2)), (k, n))
+    shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2)
+    return reshape(matmul(left, right), shape)

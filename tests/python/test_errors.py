@@ -166,6 +166,13 @@ case("anygpu.tile", INVALID, lambda d: anygpu.tile(f32(d), (2, -1)), lambda d: a
 case("anygpu.repeat", INVALID, lambda d: anygpu.repeat(f32(d), -1), lambda d: anygpu.repeat(f32(d), 2, axis=2),
      lambda d: anygpu.repeat(f32(d), 1.5))
 case("anygpu.repeat", MISMATCH, lambda d: anygpu.repeat(f32(d), [1, 2], axis=1))
+case("anygpu.vecdot", MISMATCH, lambda d: anygpu.vecdot(f32(d), f32(d, (2,))))
+case("anygpu.vecdot", INVALID, lambda d: anygpu.vecdot(f32(d), f32(d, (3,)), axis=0), lambda d: anygpu.vecdot("x", f32(d)))
+case("anygpu.vecdot", UNSUPPORTED, lambda d: anygpu.vecdot(anygpu.ones(3, "bool", d), anygpu.ones(3, "bool", d)))
+case("anygpu.tensordot", MISMATCH, lambda d: anygpu.tensordot(f32(d), f32(d), axes=1))
+case("anygpu.tensordot", INVALID, lambda d: anygpu.tensordot(f32(d), f32(d), axes=3),
+     lambda d: anygpu.tensordot(f32(d), f32(d), axes=([0], [0, 1])), lambda d: anygpu.tensordot(f32(d), f32(d), axes="a"))
+case("anygpu.tensordot", UNSUPPORTED, lambda d: anygpu.tensordot(i32(d), i32(d, (3, 2)), axes=1))
 case("anygpu.floor_divide", UNSUPPORTED, lambda d: anygpu.floor_divide(c64(d), c64(d)))
 case("anygpu.remainder", UNSUPPORTED, lambda d: anygpu.remainder(c64(d), 1))
 for name in ("less", "less_equal", "greater", "greater_equal", "minimum", "maximum"):

@@ -113,3 +113,49 @@ def test_tile_and_repeat_refuse_bad_counts(dev):
         anygpu.repeat(x, [1, 2], axis=1)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.repeat: axis 2 is outside"):
         anygpu.repeat(x, 2, axis=2)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64", "complex64", "complex128"])
+def test_vecdot_matches_numpy(dev, dtype):
+    need_fp64(dev, dtype)
+    rng = numpy.random.default_rng(4)
+    a, b = (rng.integers(-9, 9, s).astype(dtype) for s in ((3, 4, 5), (4, 5)))
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.integers(-9, 9, a.shape).astype(dtype)
+    x, y = put(dev, a), put(dev, b)
+    for axis in (-1, -2):
+        got = anygpu.vecdot(x, y, axis=axis)
+        want = numpy.sum(numpy.conj(a) * b, axis=axis).astype(numpy.result_type(a, b))
+        assert got.dtype == want.dtype and got.shape == want.shape
+        numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=1e-5)
+    got = anygpu.vecdot(x, x, axis=1)
+    numpy.testing.assert_allclose(numpy.asarray(got), numpy.sum(numpy.conj(a) * a, axis=1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_tensordot_matches_numpy(dev, dtype):
+    need_fp64(dev, dtype)
+    rng = numpy.random.default_rng(6)
+    a, b = rng.normal(size=(3, 4, 5)).astype(dtype), rng.normal(size=(4, 5, 2)).astype(dtype)
+    x, y = put(dev, a), put(dev, b)
+    rtol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
+    c, d = rng.normal(size=(5, 2)).astype(dtype), rng.normal(size=(4, 2, 3)).astype(dtype)
+    for axes, other in ((2, y), (1, put(dev, c)), (0, y), (([1, 0], [0, 2]), put(dev, d)), (([0, 2], [0, 2]), x),
+                        (1, put(dev, c.T).mT)):  # a transposed view: copied into a matrix
+        ob = numpy.asarray(other)
+        got = anygpu.tensordot(x, other, axes=axes)
+        want = numpy.tensordot(a, ob, axes=axes)
+        assert got.shape == want.shape
+        numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=rtol, atol=rtol * 10)
+
+
+def test_vecdot_and_tensordot_refuse_bad_arguments(dev):
+    x = put(dev, numpy.ones((2, 3), "float32"))
+    with pytest.raises(anygpu.MismatchError, match="anygpu.vecdot: x1 has 3 elements along axis -1 and x2 2"):
+        anygpu.vecdot(x, put(dev, numpy.ones(2, "float32")))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.vecdot: axis 0 counts from the front"):
+        anygpu.vecdot(x, put(dev, numpy.ones(3, "float32")), axis=0)
+    with pytest.raises(anygpu.MismatchError, match="anygpu.tensordot: x1's axis 1 has 3 elements"):
+        anygpu.tensordot(x, x, axes=1)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.tensordot: axes is 3"):
+        anygpu.tensordot(x, x, axes=3)
