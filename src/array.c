@@ -41,6 +41,16 @@ ag_status ag__check_same_device(const char *fn, const char *na, const ag_array *
   return AG_OK;
 }
 
+ag_status ag__check_x_out(const char *fn, const ag_array *x, const ag_array *out) {
+  ag_status st = ag__check_operand(fn, "x", x);
+  if (st != AG_OK)
+    return st;
+  st = ag__check_operand(fn, "out", out);
+  if (st != AG_OK)
+    return st;
+  return ag__check_same_device(fn, "x", x, "out", out);
+}
+
 ag_status ag__check_same_dtype(const char *fn, const char *na, const ag_array *a, const char *nb,
                                const ag_array *b) {
   if (a->dtype != b->dtype)

@@ -38,4 +38,8 @@ void ag__array_set_strides(ag_array *a, const ptrdiff_t *strides);
    handle (a DLPack export). */
 ag_status ag__array_alias(const char *fn, const ag_array *a, ag_array **view);
 
+/* The checks an operation of one input and one output opens with: x and out present (argument
+   names "x" and "out" of @p fn), on one device. */
+ag_status ag__check_x_out(const char *fn, const ag_array *x, const ag_array *out);
+
 #endif

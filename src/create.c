@@ -120,13 +120,10 @@ ag_status ag_eye(ag_queue *q, int64_t k, ag_array *out) {
 
 /* ag_tril (@p upper false) and ag_triu. */
 static ag_status tri(const char *fn, ag_queue *q, const ag_array *x, int64_t k, bool upper, ag_array *out) {
-  ag_status st = ag__check_operand(fn, "x", x);
+  ag_status st = ag__check_x_out(fn, x, out);
   if (st != AG_OK)
     return st;
   st = check_out(fn, out);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_same_device(fn, "x", x, "out", out);
   if (st != AG_OK)
     return st;
   if (x->ndim < 2)

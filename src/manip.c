@@ -139,13 +139,7 @@ static ag_status roll_blocks(ag_queue *q, const ag_array *x, const size_t *shift
 /* Checks shared by ag_roll, ag_tile and ag_repeat: x and out present, on one device, of one
    dtype, out writable. */
 static ag_status check_x_out(const char *fn, const ag_array *x, const ag_array *out) {
-  ag_status st = ag__check_operand(fn, "x", x);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_operand(fn, "out", out);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_same_device(fn, "x", x, "out", out);
+  ag_status st = ag__check_x_out(fn, x, out);
   if (st != AG_OK)
     return st;
   st = ag__check_same_dtype(fn, "x", x, "out", out);

@@ -12,13 +12,7 @@
    reduced shape with or without the reduced axes kept as 1). */
 static ag_status reduction(const char *fn, const ag_array *x, int naxes, const int *axes, ag_dtype dtype,
                            const ag_array *out, bool on[AG_MAX_DIMS], size_t *count) {
-  ag_status st = ag__check_operand(fn, "x", x);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_operand(fn, "out", out);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_same_device(fn, "x", x, "out", out);
+  ag_status st = ag__check_x_out(fn, x, out);
   if (st != AG_OK)
     return st;
   if (naxes < 0 || (naxes > 0 && axes == NULL))
