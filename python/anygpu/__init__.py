@@ -18,5 +18,6 @@ from ._queue import Event, to_device, to_host
 from ._ops import *  # noqa: F401,F403  elementwise, reductions, BLAS, operators' functions
 from ._namespace import *  # noqa: F401,F403  the array API's constants, dtypes, dtype functions
 from ._dlpack import *  # noqa: F401,F403  from_dlpack
+from ._info import __array_namespace_info__  # noqa: F401  the array API's inspection object
 from . import fft  # noqa: F401  anygpu.fft.fft2, ifft2, rfft2, irfft2...
 from . import azint, learn, sporco, template  # noqa: F401  the scientific layers

@@ -125,6 +125,13 @@ case("anygpu.isdtype", INVALID, lambda d: anygpu.isdtype(anygpu.float32, "floati
 case("anygpu.result_type", INVALID, lambda d: anygpu.result_type(), lambda d: anygpu.result_type(f32(d), 1.5))
 case("anygpu.result_type", UNSUPPORTED, lambda d: anygpu.result_type(f32(d), "float16"))
 case("anygpu.can_cast", INVALID, lambda d: anygpu.can_cast("x", "int8"), lambda d: anygpu.can_cast(1, "int8"))
+case("anygpu.__array_namespace_info__.dtypes", INVALID,
+     lambda d: anygpu.__array_namespace_info__().dtypes(device=d, kind="floating"),
+     lambda d: anygpu.__array_namespace_info__().dtypes(device=d, kind=("bool", 3)),
+     lambda d: anygpu.__array_namespace_info__().dtypes(device=d, kind=anygpu.float32),
+     lambda d: anygpu.__array_namespace_info__().dtypes(device=d.spec))
+case("anygpu.__array_namespace_info__.default_dtypes", INVALID,
+     lambda d: anygpu.__array_namespace_info__().default_dtypes(device=d.spec))
 case("anygpu.pow", MISMATCH, lambda d: anygpu.pow(f32(d), f32(d, (4,))))
 case("anygpu.pow", UNSUPPORTED, lambda d: anygpu.pow(i32(d), i32(d)))
 case("anygpu.matrix_transpose", INVALID, lambda d: anygpu.matrix_transpose(f32(d, (3,))),
@@ -334,7 +341,7 @@ def test_bad_input_raises_an_anygpu_error_named_as_called(dev, name, status, cal
 def _public_callables():
     """The names a user calls: the package's functions and classes, the fft, sporco, learn and
     template modules' (anygpu.azint has its own tests), and the public methods of Array,
-    Event, sporco's, learn's and template's classes."""
+    Event, sporco's, learn's and template's classes and of the array API's inspection namespace."""
     names = set()
     modules = [(anygpu, "anygpu", list(_ops.__all__) + ["asarray", "empty", "device", "to_device", "to_host",
                                                         "from_dlpack", "Event"]
@@ -348,7 +355,8 @@ def _public_callables():
     for cls, prefix, methods in ((anygpu.Array, "anygpu.Array", None), (anygpu.Event, "anygpu.Event", None),
                                  (anygpu.sporco.BPDN, "anygpu.sporco.BPDN", ("iterate",)),
                                  (anygpu.learn.Adam, "anygpu.learn.Adam", ("step",)),
-                                 (anygpu.template.TemplateLibrary, "anygpu.template.TemplateLibrary", ("match",))):
+                                 (anygpu.template.TemplateLibrary, "anygpu.template.TemplateLibrary", ("match",)),
+                                 (anygpu.__array_namespace_info__, "anygpu.__array_namespace_info__", None)):
         for n in methods or dir(cls):
             attr = getattr(cls, n)
             fallible = callable(attr) or isinstance(attr, property) and n in ("T", "mT", "real", "imag")
@@ -374,6 +382,7 @@ _COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 def test_every_public_callable_is_surveyed():
     surveyed = {p.values[0] for p in CASES}
     trivial = {"anygpu.Array." + n for n in _TRIVIAL - _COMPARISONS} | {
-        "anygpu.sporco.cp2np", "anygpu.to_host", "anygpu.Event.synchronize", "anygpu.Event.__getstate__"}
+        "anygpu.sporco.cp2np", "anygpu.to_host", "anygpu.Event.synchronize", "anygpu.Event.__getstate__"} | {
+        "anygpu.__array_namespace_info__." + n for n in ("capabilities", "default_device", "devices")}
     missing = _public_callables() - surveyed - trivial
     assert not missing, "no bad-input case for %s" % ", ".join(sorted(missing))
