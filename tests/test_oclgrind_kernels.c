@@ -693,10 +693,39 @@ START_TEST(create_kernels_fill_their_outputs) {
 }
 END_TEST
 
+/* The scan family: a cumulative sum of 180 f32 values (cut into two pieces: every pass runs)
+   and of a c64 matrix down its columns (one piece: the last pass alone), against sequential
+   sums. */
+START_TEST(scan_kernels_sum_cumulatively) {
+  ag_device *dev = oclgrind_device(_i);
+  const ag_dtype dtypes[] = {AG_F32, AG_C64};
+  for (int k = 0; k < 2; k++) {
+    ag_dtype t = dtypes[k];
+    void *x = input(t, N, 90000u + (unsigned)k, ANY);
+    ag_array *ax = k == 0 ? oclgrind_operand(dev, t, 1, &(size_t){N}, x) : oclgrind_operand(dev, t, 2, shape2, x);
+    ag_array *out = k == 0 ? test_array_new(dev, t, 1, &(size_t){N}) : test_array_new(dev, t, 2, shape2);
+    CHECK_OK(ag_cumulative_sum(NULL, ax, 0, out));
+    ref_c *want = test_alloc(N * sizeof *want);
+    size_t cols = k == 0 ? 1 : COLS;
+    for (size_t j = 0; j < cols; j++) {
+      ref_c s = 0;
+      for (size_t i = j; i < N; i += cols)
+        want[i] = s += ref_get(t, x, i);
+    }
+    check_out(out, t, want, NULL, N, (ref_tol){1e-5, 1e-5}, k == 0 ? "cumulative sum of f32" : "cumulative sum of c64");
+    free(want);
+    free(x);
+    oclgrind_keep(ax);
+  }
+  oclgrind_free_kept();
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
   add_device_test(s, "create kernels fill their outputs", create_kernels_fill_their_outputs);
+  add_device_test(s, "scan kernels sum cumulatively", scan_kernels_sum_cumulatively);
   add_device_test(s, "mathfn functions match the reference", mathfn_functions_match_the_reference);
   add_device_test(s, "unary operations match the reference on every dtype",
                   unary_operations_match_the_reference_on_every_dtype);

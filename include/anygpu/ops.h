@@ -275,6 +275,17 @@ AG_API ag_status ag_tile(ag_queue *q, const ag_array *x, int n, const size_t *re
     array (out 1-D). out has x's dtype. */
 AG_API ag_status ag_repeat(ag_queue *q, const ag_array *x, size_t repeats, int axis, ag_array *out);
 
+/* ---- scans, sorting and searching ------------------------------------------------------- */
+
+/** out = the inclusive cumulative sum of x along @p axis (negative counting from the end): the
+    array API's cumulative_sum and numpy.cumsum, out[..., k, ...] the sum of x[..., 0..k, ...].
+    x and out of one shape and dtype (every dtype but bool: ag_astype first for another result
+    dtype), any layouts; out may be x. Integer sums wrap in the dtype, as numpy's do; float sums
+    add in order within each of the pieces the axis is cut into, then add the pieces' totals, so
+    their rounding may differ from numpy's sequential sum in the last bits (within about len
+    ulp of the result's magnitude). Three passes on the device (kernels_shared/scan.h). */
+AG_API ag_status ag_cumulative_sum(ag_queue *q, const ag_array *x, int axis, ag_array *out);
+
 /* ---- fused and selection ---------------------------------------------------------------- */
 
 /** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is

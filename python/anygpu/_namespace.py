@@ -1,6 +1,6 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
 compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std,
-concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
+cumulative_sum, concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
 functions that are views of the
 operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
@@ -32,6 +32,7 @@ __all__ = [
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
     "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
     "concat", "concatenate", "stack", "unstack", "roll", "tile", "repeat", "vecdot", "tensordot",
+    "cumulative_sum", "cumsum",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -57,6 +58,7 @@ _roll = fn("ag_roll", [_p, _p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), _AX
 _tile = fn("ag_tile", [_p, _p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t), _p])
 _repeat = fn("ag_repeat", [_p, _p, ctypes.c_size_t, ctypes.c_int, _p])
 _triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
+_cumulative_sum = fn("ag_cumulative_sum", [_p, _p, ctypes.c_int, _p])
 
 
 def _dtype_of(x, who, name):
@@ -636,3 +638,71 @@ def tensordot(x1, x2, /, *, axes=2):
     right = reshape(transpose(x2, tuple(a2 + free2)), (k, n))
     shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2)
     return reshape(matmul(left, right), shape)
+
+
+# ---- cumulative sums -----------------------------------------------------------------------------
+
+def _scan_dtype(x, dtype, who):
+    """The dtype a cumulative sum of @x is taken and given in: @dtype, else the standard's (and
+    numpy's) for sums: int64 for bool and signed integers, uint64 for unsigned, x's own for
+    floats and complex."""
+    if dtype is not None:
+        return _check_dtype(dtype, x.device, who)
+    if x.dtype == bool or x.dtype.kind == "i":
+        return int64
+    return uint64 if x.dtype.kind == "u" else x.dtype
+
+
+def _cumulative(x, axis, dt, include_initial):
+    """The cumulative sums of @x along @axis (an axis of x) in @dt: a new Array, one element
+    longer along axis when @include_initial (the first 0)."""
+    if x.dtype != dt:
+        x = astype(x, dt)  # a new Array, summed in place unless the 0 goes first
+        if not include_initial:
+            if x.size:
+                _cumulative_sum(None, x._ptr, axis, x._ptr)
+            return x
+    shape = list(x.shape)
+    shape[axis] += include_initial
+    out = empty(tuple(shape), dt, x.device)
+    view = out
+    if include_initial:
+        out[(slice(None),) * axis + (slice(0, 1),)] = 0
+        view = out[(slice(None),) * axis + (slice(1, None),)]
+    if x.size:
+        _cumulative_sum(None, x._ptr, axis, view._ptr)
+    return out
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The cumulative sums of @x along @axis, as the standard's cumulative_sum (2023.12): axis may
+    be None only for a 1-D x; @dtype as for sum (default int64 for bool and signed integers,
+    uint64 for unsigned, x's own for floats and complex); @include_initial puts the empty sum
+    (0) first, so the axis grows by one. Integer sums wrap in the dtype, as numpy's do. A new
+    Array, computed on the device (ag_cumulative_sum)."""
+    who = "anygpu.cumulative_sum"
+    x = _operand(x, None, who, "x")
+    if x.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: x is 0-d; a cumulative sum runs along an axis" % who)
+    if axis is None:
+        if x.ndim != 1:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: x has %d dimensions, so axis must be given" % (who, x.ndim))
+        axis = 0
+    (axis,) = _axes(x, axis, who, one_only=True)
+    if not isinstance(include_initial, _PY_BOOL):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: include_initial is %r, not True or False" % (who, include_initial))
+    return _cumulative(x, axis, _scan_dtype(x, dtype, who), include_initial)
+
+
+def cumsum(a, axis=None, dtype=None):
+    """numpy.cumsum: the cumulative sums of @a along @axis, or of the flattened array when axis
+    is None; dtypes as cumulative_sum's. A new Array."""
+    who = "anygpu.cumsum"
+    a = _operand(a, None, who, "a")
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    if a.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: a is 0-d; give an axis only for an array" % who)
+    (axis,) = _axes(a, axis, who, one_only=True)
+    return _cumulative(a, axis, _scan_dtype(a, dtype, who), False)

@@ -173,6 +173,13 @@ case("anygpu.tile", INVALID, lambda d: anygpu.tile(f32(d), (2, -1)), lambda d: a
 case("anygpu.repeat", INVALID, lambda d: anygpu.repeat(f32(d), -1), lambda d: anygpu.repeat(f32(d), 2, axis=2),
      lambda d: anygpu.repeat(f32(d), 1.5))
 case("anygpu.repeat", MISMATCH, lambda d: anygpu.repeat(f32(d), [1, 2], axis=1))
+case("anygpu.cumulative_sum", INVALID, lambda d: anygpu.cumulative_sum(f32(d)), lambda d: anygpu.cumulative_sum("x"),
+     lambda d: anygpu.cumulative_sum(anygpu.asarray(1.0, device=d)),
+     lambda d: anygpu.cumulative_sum(f32(d), axis=0, include_initial=1))
+case("anygpu.cumulative_sum", RANGE, lambda d: anygpu.cumulative_sum(f32(d), axis=2))
+case("anygpu.cumulative_sum", UNSUPPORTED, lambda d: anygpu.cumulative_sum(f32(d), axis=0, dtype="float16"))
+case("anygpu.cumsum", INVALID, lambda d: anygpu.cumsum("x"), lambda d: anygpu.cumsum(f32(d), axis="a"))
+case("anygpu.cumsum", RANGE, lambda d: anygpu.cumsum(f32(d), axis=-3))
 case("anygpu.vecdot", MISMATCH, lambda d: anygpu.vecdot(f32(d), f32(d, (2,))))
 case("anygpu.vecdot", INVALID, lambda d: anygpu.vecdot(f32(d), f32(d, (3,)), axis=0), lambda d: anygpu.vecdot("x", f32(d)))
 case("anygpu.vecdot", UNSUPPORTED, lambda d: anygpu.vecdot(anygpu.ones(3, "bool", d), anygpu.ones(3, "bool", d)))
