@@ -242,6 +242,44 @@ typedef struct __attribute__((aligned(16))) ag_b16 {
 } ag_b16;
 #endif
 
+/* A float's bits as an unsigned integer of its width, and back (the sort family's keys). */
+#if AG_DIALECT_CUDA
+#define AG_F32_BITS(v) __float_as_uint(v)
+#define AG_BITS_F32(b) __uint_as_float(b)
+#define AG_F64_BITS(v) ((ag_u64)__double_as_longlong(v))
+#define AG_BITS_F64(b) __longlong_as_double((long long)(b))
+#elif AG_DIALECT_OPENCL
+#define AG_F32_BITS(v) as_uint(v)
+#define AG_BITS_F32(b) as_float(b)
+#define AG_F64_BITS(v) as_ulong(v)
+#define AG_BITS_F64(b) as_double(b)
+#else
+AG_INLINE ag_u32 ag_f32_bits(ag_f32 v) {
+  union { ag_f32 f; ag_u32 u; } c;
+  c.f = v;
+  return c.u;
+}
+AG_INLINE ag_f32 ag_bits_f32(ag_u32 b) {
+  union { ag_f32 f; ag_u32 u; } c;
+  c.u = b;
+  return c.f;
+}
+AG_INLINE ag_u64 ag_f64_bits(ag_f64 v) {
+  union { ag_f64 f; ag_u64 u; } c;
+  c.f = v;
+  return c.u;
+}
+AG_INLINE ag_f64 ag_bits_f64(ag_u64 b) {
+  union { ag_f64 f; ag_u64 u; } c;
+  c.u = b;
+  return c.f;
+}
+#define AG_F32_BITS(v) ag_f32_bits(v)
+#define AG_BITS_F32(b) ag_bits_f32(b)
+#define AG_F64_BITS(v) ag_f64_bits(v)
+#define AG_BITS_F64(b) ag_bits_f64(b)
+#endif
+
 #include "nd.h"
 
 #define AG_CAT2_(a, b) a##b

@@ -51,6 +51,22 @@ ag_status ag__check_x_out(const char *fn, const ag_array *x, const ag_array *out
   return ag__check_same_device(fn, "x", x, "out", out);
 }
 
+ag_status ag__check_along(const char *fn, const ag_array *x, const ag_array *out, int *axis) {
+  ag_status st = ag__check_same_shape(fn, "x", x, "out", out);
+  if (st != AG_OK)
+    return st;
+  if (x->ndim == 0)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x is 0-d; %s runs along an axis", fn, fn);
+  if (*axis < -x->ndim || *axis >= x->ndim)
+    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: axis is %d, outside x's %d axes", fn, *axis, x->ndim);
+  if (*axis < 0)
+    *axis += x->ndim;
+  st = ag__check_fp64(fn, x->dev, x->dtype);
+  if (st != AG_OK)
+    return st;
+  return ag__check_writable(fn, "out", out);
+}
+
 ag_status ag__check_same_dtype(const char *fn, const char *na, const ag_array *a, const char *nb,
                                const ag_array *b) {
   if (a->dtype != b->dtype)

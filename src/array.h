@@ -42,4 +42,9 @@ ag_status ag__array_alias(const char *fn, const ag_array *a, ag_array **view);
    names "x" and "out" of @p fn), on one device. */
 ag_status ag__check_x_out(const char *fn, const ag_array *x, const ag_array *out);
 
+/* The checks an operation along one axis of x into out of x's shape takes after those of
+   ag__check_x_out and its dtypes: one shape, x not 0-d, *@p axis one of x's (negative counting
+   from the end, made non-negative here), x's dtype one the device computes in, out writable. */
+ag_status ag__check_along(const char *fn, const ag_array *x, const ag_array *out, int *axis);
+
 #endif

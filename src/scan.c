@@ -80,19 +80,7 @@ ag_status ag_cumulative_sum(ag_queue *q, const ag_array *x, int axis, ag_array *
   st = ag__check_same_dtype(fn, "x", x, "out", out);
   if (st != AG_OK)
     return st;
-  st = ag__check_same_shape(fn, "x", x, "out", out);
-  if (st != AG_OK)
-    return st;
-  if (x->ndim == 0)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: x is 0-d; a cumulative sum runs along an axis", fn);
-  if (axis < -x->ndim || axis >= x->ndim)
-    return ag__error(AG_ERR_INVALID_ARGUMENT, "%s: axis is %d, outside x's %d axes", fn, axis, x->ndim);
-  if (axis < 0)
-    axis += x->ndim;
-  st = ag__check_fp64(fn, x->dev, x->dtype);
-  if (st != AG_OK)
-    return st;
-  st = ag__check_writable(fn, "out", out);
+  st = ag__check_along(fn, x, out, &axis);
   if (st != AG_OK || x->size == 0)
     return st;
   ag_queue *rq;

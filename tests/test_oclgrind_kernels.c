@@ -721,11 +721,78 @@ START_TEST(scan_kernels_sum_cumulatively) {
 }
 END_TEST
 
+/* The sort family: f32 sorted and i8 argsorted (descending) along rows of 60 (radix passes: a
+   row a piece) and along columns of 3 (short rows, a work-item each), against qsort's order
+   with ties broken by index (a stable sort's). One call a test: a sort releases its scratch
+   buffers as it ends, and Oclgrind gives a released buffer's record to the next one made
+   (docs/kernels.md#oclgrind). */
+static const void *sort_x;
+static ag_dtype sort_t;
+static int sort_cmp(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  long double x = creall(ref_get(sort_t, sort_x, i)), y = creall(ref_get(sort_t, sort_x, j));
+  if (sort_t == AG_I8) /* descending */
+    return x > y ? -1 : x < y ? 1 : (i > j) - (i < j);
+  return x < y ? -1 : x > y ? 1 : (i > j) - (i < j);
+}
+
+static void check_sort(int i, ag_dtype t, int axis) {
+  ag_device *dev = oclgrind_device(i);
+  void *x = input(t, N, 95000u + (unsigned)t, ANY);
+  for (size_t e = 0; e < N; e += 4) /* ties */
+    ref_put(t, x, e, 1);
+  ag_array *ax = oclgrind_operand(dev, t, 2, shape2, x);
+  bool arg = t == AG_I8;
+  ag_array *out = test_array_new(dev, arg ? AG_I64 : t, 2, shape2);
+  CHECK_OK(arg ? ag_argsort(NULL, ax, axis, true, out) : ag_sort(NULL, ax, axis, false, out));
+  size_t len = axis == 0 ? ROWS : COLS, rows = N / len, step = axis == 0 ? COLS : 1;
+  ref_c *want = test_alloc(N * sizeof *want);
+  size_t *idx = test_alloc(len * sizeof *idx);
+  sort_x = x;
+  sort_t = t;
+  for (size_t r = 0; r < rows; r++) {
+    size_t first = axis == 0 ? r : r * COLS;
+    for (size_t e = 0; e < len; e++)
+      idx[e] = first + e * step;
+    qsort(idx, len, sizeof *idx, sort_cmp);
+    for (size_t e = 0; e < len; e++)
+      want[first + e * step] = arg ? (long double)((idx[e] - first) / step) : ref_get(t, x, idx[e]);
+  }
+  check_out(out, arg ? AG_I64 : t, want, NULL, N, REF_EXACT, arg ? "argsort of i8" : "sort of f32");
+  TEST_FREE(want, idx, x);
+  oclgrind_keep(ax);
+  oclgrind_free_kept();
+}
+
+START_TEST(sort_kernels_order_rows_stably) {
+  check_sort(_i, AG_F32, 1);
+}
+END_TEST
+
+START_TEST(sort_kernels_order_short_columns_stably) {
+  check_sort(_i, AG_F32, 0);
+}
+END_TEST
+
+START_TEST(argsort_kernels_order_rows_stably) {
+  check_sort(_i, AG_I8, 1);
+}
+END_TEST
+
+START_TEST(argsort_kernels_order_short_columns_stably) {
+  check_sort(_i, AG_I8, 0);
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
   add_device_test(s, "create kernels fill their outputs", create_kernels_fill_their_outputs);
   add_device_test(s, "scan kernels sum cumulatively", scan_kernels_sum_cumulatively);
+  add_device_test(s, "sort kernels order rows stably", sort_kernels_order_rows_stably);
+  add_device_test(s, "sort kernels order short columns stably", sort_kernels_order_short_columns_stably);
+  add_device_test(s, "argsort kernels order rows stably", argsort_kernels_order_rows_stably);
+  add_device_test(s, "argsort kernels order short columns stably", argsort_kernels_order_short_columns_stably);
   add_device_test(s, "mathfn functions match the reference", mathfn_functions_match_the_reference);
   add_device_test(s, "unary operations match the reference on every dtype",
                   unary_operations_match_the_reference_on_every_dtype);

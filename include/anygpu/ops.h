@@ -286,6 +286,18 @@ AG_API ag_status ag_repeat(ag_queue *q, const ag_array *x, size_t repeats, int a
     ulp of the result's magnitude). Three passes on the device (kernels_shared/scan.h). */
 AG_API ag_status ag_cumulative_sum(ag_queue *q, const ag_array *x, int axis, ag_array *out);
 
+/** out = x sorted along @p axis (negative counting from the end), ascending or, with
+    @p descending, descending: the array API's sort and numpy.sort. Stable either way: equal
+    elements keep their order (descending too, as the standard asks). x and out of one shape and
+    dtype, the real dtypes and bool (complex: AG_ERR_UNSUPPORTED), any layouts; out may be x.
+    Floats order as numpy's: -0.0 and +0.0 equal, NaN after everything ascending (first
+    descending). A least-significant-digit radix sort on the device (kernels_shared/sort.h),
+    one pass per byte of the dtype. */
+AG_API ag_status ag_sort(ag_queue *q, const ag_array *x, int axis, bool descending, ag_array *out);
+/** out (i64, x's shape) = the indices along @p axis that sort x as ag_sort does (stable):
+    numpy.argsort(x, kind="stable") and the standard's argsort. */
+AG_API ag_status ag_argsort(ag_queue *q, const ag_array *x, int axis, bool descending, ag_array *out);
+
 /* ---- fused and selection ---------------------------------------------------------------- */
 
 /** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is

@@ -1,6 +1,6 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
 compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std,
-cumulative_sum, concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
+cumulative_sum, sort, argsort, concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
 functions that are views of the
 operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
@@ -32,7 +32,7 @@ __all__ = [
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
     "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
     "concat", "concatenate", "stack", "unstack", "roll", "tile", "repeat", "vecdot", "tensordot",
-    "cumulative_sum", "cumsum",
+    "cumulative_sum", "cumsum", "sort", "argsort",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -59,6 +59,7 @@ _tile = fn("ag_tile", [_p, _p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t), _p
 _repeat = fn("ag_repeat", [_p, _p, ctypes.c_size_t, ctypes.c_int, _p])
 _triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
 _cumulative_sum = fn("ag_cumulative_sum", [_p, _p, ctypes.c_int, _p])
+_sorts = {name: fn("ag_" + name, [_p, _p, ctypes.c_int, ctypes.c_bool, _p]) for name in ("sort", "argsort")}
 
 
 def _dtype_of(x, who, name):
@@ -706,3 +707,35 @@ def cumsum(a, axis=None, dtype=None):
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: a is 0-d; give an axis only for an array" % who)
     (axis,) = _axes(a, axis, who, one_only=True)
     return _cumulative(a, axis, _scan_dtype(a, dtype, who), False)
+
+
+# ---- sorting -------------------------------------------------------------------------------------
+
+def _sorted(name, x, axis, descending, stable):
+    who = "anygpu." + name
+    x = _operand(x, None, who, "x")
+    if x.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: x is 0-d; a sort runs along an axis" % who)
+    (axis,) = _axes(x, axis, who, one_only=True)
+    for value, kw in ((descending, "descending"), (stable, "stable")):
+        if not isinstance(value, _PY_BOOL):
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is %r, not True or False" % (who, kw, value))
+    out = empty(x.shape, int64 if name == "argsort" else x.dtype, x.device)
+    if x.size:
+        _sorts[name](None, x._ptr, axis, descending, out._ptr)
+    return out
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """@x sorted along @axis, as the standard's sort: ascending, or @descending; always stable
+    (equal elements keep their order, descending too), whatever @stable says. Real dtypes and
+    bool; NaN last ascending, first descending. A new Array, sorted on the device (ag_sort, a
+    radix sort)."""
+    return _sorted("sort", x, axis, descending, stable)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """The int64 indices that sort @x along @axis, as the standard's argsort and numpy's
+    argsort(kind="stable"): ascending, or @descending; always stable. A new Array, computed on
+    the device (ag_argsort)."""
+    return _sorted("argsort", x, axis, descending, stable)

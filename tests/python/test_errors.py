@@ -180,6 +180,12 @@ case("anygpu.cumulative_sum", RANGE, lambda d: anygpu.cumulative_sum(f32(d), axi
 case("anygpu.cumulative_sum", UNSUPPORTED, lambda d: anygpu.cumulative_sum(f32(d), axis=0, dtype="float16"))
 case("anygpu.cumsum", INVALID, lambda d: anygpu.cumsum("x"), lambda d: anygpu.cumsum(f32(d), axis="a"))
 case("anygpu.cumsum", RANGE, lambda d: anygpu.cumsum(f32(d), axis=-3))
+for name in ("sort", "argsort"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f("x"),
+         lambda d, f=getattr(anygpu, name): f(anygpu.asarray(1.0, device=d)),
+         lambda d, f=getattr(anygpu, name): f(f32(d), stable=None))
+    case("anygpu." + name, RANGE, lambda d, f=getattr(anygpu, name): f(f32(d), axis=2))
+    case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
 case("anygpu.vecdot", MISMATCH, lambda d: anygpu.vecdot(f32(d), f32(d, (2,))))
 case("anygpu.vecdot", INVALID, lambda d: anygpu.vecdot(f32(d), f32(d, (3,)), axis=0), lambda d: anygpu.vecdot("x", f32(d)))
 case("anygpu.vecdot", UNSUPPORTED, lambda d: anygpu.vecdot(anygpu.ones(3, "bool", d), anygpu.ones(3, "bool", d)))
