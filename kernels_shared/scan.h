@@ -55,13 +55,20 @@
 
 AG_ITEMS(AG_KN(ag_scan_parts), AG_SHAPE_SCAN_PARTS, AG_T, , , {
   AG_SCAN_ITEM
-  for (ag_u64 j = 0; j < w; j++)
-    acc_[j] = AG_SCAN_ZERO;
-  for (ag_u64 k = k0; k < k1; k++)
+  if (w == 1u) { /* one column (GPUs, and the inner axis of 1): a scalar running sum */
+    AG_T s_ = AG_SCAN_ZERO;
+    for (ag_u64 k = k0; k < k1; k++)
+      s_ = AG_SCAN_ADD(s_, xr_[k * inner]);
+    part[(o * parts + p) * inner + j0] = s_;
+  } else {
     for (ag_u64 j = 0; j < w; j++)
-      acc_[j] = AG_SCAN_ADD(acc_[j], xr_[k * inner + j]);
-  for (ag_u64 j = 0; j < w; j++)
-    part[(o * parts + p) * inner + j0 + j] = acc_[j];
+      acc_[j] = AG_SCAN_ZERO;
+    for (ag_u64 k = k0; k < k1; k++)
+      for (ag_u64 j = 0; j < w; j++)
+        acc_[j] = AG_SCAN_ADD(acc_[j], xr_[k * inner + j]);
+    for (ag_u64 j = 0; j < w; j++)
+      part[(o * parts + p) * inner + j0 + j] = acc_[j];
+  }
 })
 
 AG_ITEMS(AG_KN(ag_scan_carry), AG_SHAPE_SCAN_CARRY, AG_T, , , {
@@ -77,13 +84,21 @@ AG_ITEMS(AG_KN(ag_scan_carry), AG_SHAPE_SCAN_CARRY, AG_T, , , {
 AG_ITEMS(AG_KN(ag_scan_apply), AG_SHAPE_SCAN_APPLY, AG_T, , , {
   AG_SCAN_ITEM
   AG_GLOBAL AG_T *or_ = out + o * len * inner + j0;
-  for (ag_u64 j = 0; j < w; j++)
-    acc_[j] = parts > 1u ? part[(o * parts + p) * inner + j0 + j] : AG_SCAN_ZERO;
-  for (ag_u64 k = k0; k < k1; k++)
-    for (ag_u64 j = 0; j < w; j++) {
-      acc_[j] = AG_SCAN_ADD(acc_[j], xr_[k * inner + j]);
-      or_[k * inner + j] = acc_[j];
+  if (w == 1u) {
+    AG_T s_ = parts > 1u ? part[(o * parts + p) * inner + j0] : AG_SCAN_ZERO;
+    for (ag_u64 k = k0; k < k1; k++) {
+      s_ = AG_SCAN_ADD(s_, xr_[k * inner]);
+      or_[k * inner] = s_;
     }
+  } else {
+    for (ag_u64 j = 0; j < w; j++)
+      acc_[j] = parts > 1u ? part[(o * parts + p) * inner + j0 + j] : AG_SCAN_ZERO;
+    for (ag_u64 k = k0; k < k1; k++)
+      for (ag_u64 j = 0; j < w; j++) {
+        acc_[j] = AG_SCAN_ADD(acc_[j], xr_[k * inner + j]);
+        or_[k * inner + j] = acc_[j];
+      }
+  }
 })
 
 #undef AG_SCAN_ITEM
