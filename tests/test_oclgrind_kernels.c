@@ -784,15 +784,132 @@ START_TEST(argsort_kernels_order_short_columns_stably) {
 }
 END_TEST
 
+/* The select family, a test per call as the sorts: take of f32 columns (indices negative
+   too), searchsorted of i32 both sides, a c64 mask selection, and unique of i16 with every
+   output, against the values they must hold. unique runs apart (OCLGRIND_UNIQUE), without
+   the uninitialised-value check: it makes arrays after its argsort has released scratch
+   buffers, whose records Oclgrind hands on (docs/kernels.md#oclgrind). */
+START_TEST(take_kernel_gathers_columns) {
+  ag_device *dev = oclgrind_device(_i);
+  void *x = input(AG_F32, N, 96000u, ANY);
+  ag_array *ax = oclgrind_operand(dev, AG_F32, 2, shape2, x);
+  const int64_t idx[4] = {59, -60, 7, -1};
+  ag_array *ai = oclgrind_operand(dev, AG_I64, 1, (const size_t[]){4}, idx);
+  ag_array *out = test_array_new(dev, AG_F32, 2, (const size_t[]){ROWS, 4});
+  CHECK_OK(ag_take(NULL, ax, ai, 1, out));
+  ref_c want[ROWS * 4];
+  for (size_t r = 0; r < ROWS; r++)
+    for (size_t k = 0; k < 4; k++)
+      want[r * 4 + k] = ref_get(AG_F32, x, r * COLS + (size_t)(idx[k] < 0 ? idx[k] + COLS : idx[k]));
+  check_out(out, AG_F32, want, NULL, ROWS * 4, REF_EXACT, "take of f32 columns");
+  free(x);
+  oclgrind_keep(ax);
+  oclgrind_keep(ai);
+  oclgrind_free_kept();
+}
+END_TEST
+
+START_TEST(searchsorted_kernel_finds_both_sides) {
+  ag_device *dev = oclgrind_device(_i);
+  int32_t sorted[64], v[N];
+  for (int i = 0; i < 64; i++)
+    sorted[i] = i / 2 * 3; /* pairs of equal values */
+  for (size_t i = 0; i < N; i++)
+    v[i] = (int32_t)(i % 100) - 3;
+  ag_array *a1 = oclgrind_operand(dev, AG_I32, 1, (const size_t[]){64}, sorted);
+  ag_array *a2 = oclgrind_operand(dev, AG_I32, 2, shape2, v);
+  for (int right = 0; right < 2; right++) {
+    ag_array *out = test_array_new(dev, AG_I64, 2, shape2);
+    CHECK_OK(ag_searchsorted(NULL, a1, a2, right, out));
+    ref_c *want = test_alloc(N * sizeof *want);
+    for (size_t i = 0; i < N; i++) {
+      size_t c = 0;
+      for (int k = 0; k < 64; k++)
+        c += right ? sorted[k] <= v[i] : sorted[k] < v[i];
+      want[i] = (long double)c;
+    }
+    check_out(out, AG_I64, want, NULL, N, REF_EXACT, right ? "searchsorted, right" : "searchsorted, left");
+    free(want);
+  }
+  oclgrind_keep(a1);
+  oclgrind_keep(a2);
+  oclgrind_free_kept();
+}
+END_TEST
+
+START_TEST(mask_select_kernels_keep_what_is_true) {
+  ag_device *dev = oclgrind_device(_i);
+  void *x = input(AG_C64, N, 97000u, ANY);
+  unsigned char mask[N];
+  size_t count = 0;
+  for (size_t i = 0; i < N; i++)
+    count += mask[i] = i % 3 != 1;
+  ag_array *ax = oclgrind_operand(dev, AG_C64, 2, shape2, x), *am = oclgrind_operand(dev, AG_BOOL, 2, shape2, mask);
+  ag_array *out = NULL;
+  CHECK_OK(ag_mask_select(NULL, ax, am, &out));
+  ck_assert_uint_eq(ag_array_shape(out)[0], count);
+  ref_c *want = test_alloc(N * sizeof *want);
+  for (size_t i = 0, c = 0; i < N; i++)
+    if (mask[i])
+      want[c++] = ref_get(AG_C64, x, i);
+  check_out(out, AG_C64, want, NULL, count, REF_EXACT, "mask selection of c64");
+  TEST_FREE(want, x);
+  oclgrind_keep(ax);
+  oclgrind_keep(am);
+  oclgrind_free_kept();
+}
+END_TEST
+
+START_TEST(unique_kernels_find_runs) {
+  ag_device *dev = oclgrind_device(_i);
+  int16_t x[N];
+  for (size_t i = 0; i < N; i++)
+    x[i] = (int16_t)((i * 37) % 11) - 5;
+  ag_array *ax = oclgrind_operand(dev, AG_I16, 2, shape2, x), *v = NULL, *first = NULL, *inv = NULL, *cnt = NULL;
+  CHECK_OK(ag_unique(NULL, ax, &v, &first, &inv, &cnt));
+  ck_assert_uint_eq(ag_array_shape(v)[0], 11);
+  ref_c wv[11], wf[11], wc[11], *wi = test_alloc(N * sizeof *wi);
+  for (int u = 0; u < 11; u++) {
+    wv[u] = u - 5;
+    wc[u] = 0;
+    wf[u] = -1;
+  }
+  for (size_t i = 0; i < N; i++) {
+    int u = x[i] + 5;
+    if (creall(wf[u]) < 0)
+      wf[u] = (long double)i;
+    wc[u] += 1;
+    wi[i] = u;
+  }
+  check_out(v, AG_I16, wv, NULL, 11, REF_EXACT, "unique's values");
+  check_out(first, AG_I64, wf, NULL, 11, REF_EXACT, "unique's first indices");
+  check_out(inv, AG_I64, wi, NULL, N, REF_EXACT, "unique's inverse");
+  check_out(cnt, AG_I64, wc, NULL, 11, REF_EXACT, "unique's counts");
+  free(wi);
+  oclgrind_keep(ax);
+  oclgrind_free_kept();
+}
+END_TEST
+
 void suite_build(Suite *s, const char *backend) {
   if (strcmp(backend, "opencl") != 0)
     return;
+#ifdef OCLGRIND_UNIQUE
+  /* The oclgrind unique run (tests/meson.build): this test alone. */
+  add_device_test(s, "unique kernels find runs", unique_kernels_find_runs);
+  return;
+#else
+  (void)unique_kernels_find_runs; /* the unique run's alone */
+#endif
   add_device_test(s, "create kernels fill their outputs", create_kernels_fill_their_outputs);
   add_device_test(s, "scan kernels sum cumulatively", scan_kernels_sum_cumulatively);
   add_device_test(s, "sort kernels order rows stably", sort_kernels_order_rows_stably);
   add_device_test(s, "sort kernels order short columns stably", sort_kernels_order_short_columns_stably);
   add_device_test(s, "argsort kernels order rows stably", argsort_kernels_order_rows_stably);
   add_device_test(s, "argsort kernels order short columns stably", argsort_kernels_order_short_columns_stably);
+  add_device_test(s, "take kernel gathers columns", take_kernel_gathers_columns);
+  add_device_test(s, "searchsorted kernel finds both sides", searchsorted_kernel_finds_both_sides);
+  add_device_test(s, "mask select kernels keep what is true", mask_select_kernels_keep_what_is_true);
   add_device_test(s, "mathfn functions match the reference", mathfn_functions_match_the_reference);
   add_device_test(s, "unary operations match the reference on every dtype",
                   unary_operations_match_the_reference_on_every_dtype);

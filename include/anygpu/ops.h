@@ -298,6 +298,45 @@ AG_API ag_status ag_sort(ag_queue *q, const ag_array *x, int axis, bool descendi
     numpy.argsort(x, kind="stable") and the standard's argsort. */
 AG_API ag_status ag_argsort(ag_queue *q, const ag_array *x, int axis, bool descending, ag_array *out);
 
+/** out = the elements of x at @p indices (1-D, i64; negative counting from the end) along
+    @p axis: the array API's take and numpy.take. out has x's dtype and x's shape with the
+    axis's length that of indices. An index outside [-len, len) gives AG_ERR_OUT_OF_RANGE
+    (found on the device and read back: the call waits for the queue), out's contents then
+    unspecified. */
+AG_API ag_status ag_take(ag_queue *q, const ag_array *x, const ag_array *indices, int axis, ag_array *out);
+/** out[..., k, ...] = x[..., indices[..., k, ...], ...] along @p axis: the standard's and numpy's
+    take_along_axis. indices (i64) has x's dimensions and x's lengths but along the axis (views,
+    broadcast ones included, are taken); out has indices' shape and x's dtype. Indices as
+    ag_take's. */
+AG_API ag_status ag_take_along_axis(ag_queue *q, const ag_array *x, const ag_array *indices, int axis,
+                                    ag_array *out);
+/** out (i64, x2's shape) = for each element v of x2, the index of sorted 1-D @p x1 where v would
+    be inserted keeping the order: before the elements equal to v, or after them with @p right
+    (numpy.searchsorted's side="left" and "right"). x1 and x2 of one real dtype or bool; NaN
+    sorts last, as ag_sort puts it. x1's order is not checked. A binary search per element. */
+AG_API ag_status ag_searchsorted(ag_queue *q, const ag_array *x1, const ag_array *x2, bool right, ag_array *out);
+
+/* Functions whose result's size depends on the data: each makes its results (new arrays, freed
+   with ag_array_free, NULL on failure) after reading one count back from the device, so it
+   waits for the queue once. */
+
+/** *out = the indices of x's nonzero elements (NaN is; complex: either part), in C order, as a
+    new i64 array of shape {x->ndim, count}: row d the indices along axis d (numpy.nonzero
+    stacked; the standard's nonzero is its rows). x of any dtype, 1 or more dimensions. */
+AG_API ag_status ag_nonzero(ag_queue *q, const ag_array *x, ag_array **out);
+/** *out = x[mask] (numpy's boolean indexing): mask bool, of x's shape or of its first axes;
+    a new array of x's dtype and shape {count, x's axes after the mask's}, count the true
+    elements of mask, the selected elements (or blocks) in C order. */
+AG_API ag_status ag_mask_select(ag_queue *q, const ag_array *x, const ag_array *mask, ag_array **out);
+/** The distinct values of x (flattened), sorted, as the standard's unique_all: *values (x's
+    dtype), *indices (i64: the first index in flattened x of each), *inverse (i64, x's shape:
+    each element's place in values) and *counts (i64: occurrences of each), each a new array,
+    or not made when its pointer is NULL. -0.0 and +0.0 are one value; each NaN is distinct
+    (the standard's rule). Real dtypes and bool. A stable argsort (ag_argsort), a gather, and
+    the starts of runs of equal values, on the device. */
+AG_API ag_status ag_unique(ag_queue *q, const ag_array *x, ag_array **values, ag_array **indices,
+                           ag_array **inverse, ag_array **counts);
+
 /* ---- fused and selection ---------------------------------------------------------------- */
 
 /** out = alpha * x + beta * y in one pass (BLAS axpby; BabelStream's triad is

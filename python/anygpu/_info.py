@@ -36,10 +36,9 @@ class __array_namespace_info__:
 
     def capabilities(self):
         """What the package supports, as the standard's dict: "boolean indexing" (a[mask] with a
-        bool Array: not yet, False), "data-dependent shapes" (nonzero, unique_*: not yet, False)
-        and "max dimensions" (the C library's AG_MAX_DIMS, 8; a key from the standard's
-        2024.12)."""
-        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": MAX_DIMS}
+        bool Array: True), "data-dependent shapes" (nonzero, unique_*: True) and "max
+        dimensions" (the C library's AG_MAX_DIMS, 8; a key from the standard's 2024.12)."""
+        return {"boolean indexing": True, "data-dependent shapes": True, "max dimensions": MAX_DIMS}
 
     def default_device(self):
         """The calling thread's default device, anygpu.default_device()."""

@@ -1,6 +1,7 @@
 """The array API standard's constants, dtypes and dtype functions, its creation functions that
 compute from indices (arange, linspace, eye, tril, triu, meshgrid), all, any, var and std,
-cumulative_sum, sort, argsort, concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
+cumulative_sum, sort, argsort, take, take_along_axis, searchsorted, nonzero, count_nonzero, the
+four unique functions, concat, stack, unstack, roll, tile and repeat, vecdot and tensordot, and the manipulation
 functions that are views of the
 operations in _ops.py: the names a program written against the
 standard looks up in ``anygpu`` besides the operations themselves.
@@ -18,10 +19,13 @@ import operator
 
 import numpy
 
-from ._core import Array, _resolve_device, empty
+import collections
+
+from ._core import Array, _resolve_device, asarray, empty
 from ._lib import AG_DTYPE, DTYPES, error, fn
 from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, conj, divide,
-                   expand_dims, matmul, multiply, not_equal, power, ravel, reshape, subtract, transpose)
+                   expand_dims, full_like, matmul, multiply, not_equal, power, ravel, reshape, subtract, transpose)
+from ._ops import where as _where
 from ._ops import sum as _sum
 
 __all__ = [
@@ -32,7 +36,8 @@ __all__ = [
     "pow", "matrix_transpose", "broadcast_arrays", "moveaxis",
     "arange", "linspace", "eye", "tril", "triu", "meshgrid", "all", "any", "var", "std",
     "concat", "concatenate", "stack", "unstack", "roll", "tile", "repeat", "vecdot", "tensordot",
-    "cumulative_sum", "cumsum", "sort", "argsort",
+    "cumulative_sum", "cumsum", "sort", "argsort", "take", "take_along_axis", "searchsorted", "nonzero",
+    "count_nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]
 
 _PY_BOOL = type(True)  # the builtin, before this module's bool (a dtype) hides it
@@ -60,6 +65,12 @@ _repeat = fn("ag_repeat", [_p, _p, ctypes.c_size_t, ctypes.c_int, _p])
 _triu = fn("ag_triu", [_p, _p, ctypes.c_int64, _p])
 _cumulative_sum = fn("ag_cumulative_sum", [_p, _p, ctypes.c_int, _p])
 _sorts = {name: fn("ag_" + name, [_p, _p, ctypes.c_int, ctypes.c_bool, _p]) for name in ("sort", "argsort")}
+_takes = {name: fn("ag_" + name, [_p, _p, _p, ctypes.c_int, _p]) for name in ("take", "take_along_axis")}
+_searchsorted = fn("ag_searchsorted", [_p, _p, _p, ctypes.c_bool, _p])
+_PP = ctypes.POINTER(_p)
+_nonzero = fn("ag_nonzero", [_p, _p, _PP])
+_mask_select = fn("ag_mask_select", [_p, _p, _p, _PP])
+_ag_unique = fn("ag_unique", [_p, _p, _PP, _PP, _PP, _PP])
 
 
 def _dtype_of(x, who, name):
@@ -739,3 +750,195 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     argsort(kind="stable"): ascending, or @descending; always stable. A new Array, computed on
     the device (ag_argsort)."""
     return _sorted("argsort", x, axis, descending, stable)
+
+
+# ---- indexing, searching and sets ----------------------------------------------------------------
+
+def _adopt(ptr):
+    """The Array of a new ag_array handle the C library made (its results of data-dependent
+    size)."""
+    return Array(ptr.value)
+
+
+def _indices(indices, x, who, name="indices"):
+    """@indices (an integer Array or array-like) as an int64 Array on x's device."""
+    if not isinstance(indices, Array):
+        indices = asarray(indices, device=x.device)
+    if indices.device != x.device:
+        raise error("AG_ERR_MISMATCH", "%s: %s is on %s and x on %s" % (who, name, indices.device.spec, x.device.spec))
+    if indices.dtype.kind not in "iu":
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is %s; indices are integers" % (who, name, indices.dtype.name))
+    return indices if indices.dtype == int64 else astype(indices, int64)
+
+
+def take(x, indices, /, *, axis=None):
+    """The elements of @x at @indices (integers, negative counting from the end) along @axis, as
+    the standard's take (axis may be None for a 1-D x) and numpy.take (axis None: the
+    flattened x). A new Array gathered on the device (ag_take); an index out of range raises
+    OutOfRangeError."""
+    who = "anygpu.take"
+    x = _operand(x, None, who, "x")
+    if axis is None:
+        x = ravel(x)
+        axis = 0
+    if x.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: x is 0-d; take gathers along an axis" % who)
+    (axis,) = _axes(x, axis, who, one_only=True)
+    idx = _indices(indices, x, who)
+    flat = reshape(idx, (idx.size,))
+    out = empty(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:], x.dtype, x.device)
+    if out.size:
+        _takes["take"](None, x._ptr, flat._ptr, axis, out._ptr)
+    return reshape(out, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """x's elements at @indices along @axis (numpy.take_along_axis and the standard's): indices
+    has x's dimensions, and its lengths and x's broadcast against each other but along the
+    axis. A new Array of indices' (broadcast) shape, gathered on the device
+    (ag_take_along_axis)."""
+    who = "anygpu.take_along_axis"
+    x = _operand(x, None, who, "x")
+    idx = _indices(indices, x, who)
+    if idx.ndim != x.ndim:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: indices has %d dimensions and x %d; they must agree"
+                    % (who, idx.ndim, x.ndim))
+    if x.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: x is 0-d; take_along_axis gathers along an axis" % who)
+    (axis,) = _axes(x, axis, who, one_only=True)
+    shape = []
+    for d, (a, b) in enumerate(zip(x.shape, idx.shape)):
+        if d != axis and a != b and 1 not in (a, b):
+            raise error("AG_ERR_MISMATCH", "%s: x's length %d and indices' %d along axis %d do not broadcast"
+                        % (who, a, b, d))
+        shape.append(builtins.max(a, b) if 0 not in (a, b) else 0)
+    xs = tuple(n if d != axis else x.shape[d] for d, n in enumerate(shape))
+    ish = tuple(n if d != axis else idx.shape[d] for d, n in enumerate(shape))
+    x = x if x.shape == xs else broadcast_to(x, xs)
+    idx = idx if idx.shape == ish else broadcast_to(idx, ish)
+    out = empty(ish, x.dtype, x.device)
+    if out.size:
+        _takes["take_along_axis"](None, x._ptr, idx._ptr, axis, out._ptr)
+    return out
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """The indices where the elements of @x2 would be inserted in the sorted 1-D @x1 to keep it
+    sorted (the standard's and numpy's searchsorted): before equal elements (side "left") or
+    after them ("right"); @sorter, indices that sort x1, when x1 itself is not sorted. NaN sorts
+    last. An int64 Array of x2's shape, a binary search per element on the device."""
+    who = "anygpu.searchsorted"
+    x1 = _operand(x1, None, who, "x1")
+    if side not in ("left", "right"):
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: side is %r, not 'left' or 'right'" % (who, side))
+    if not isinstance(x2, Array):
+        x2 = asarray(x2, device=x1.device, dtype=x1.dtype)
+    if sorter is not None:
+        x1 = take(x1, sorter)
+    if x2.dtype != x1.dtype:
+        dt = result_type(x1, x2)
+        x1, x2 = (a if a.dtype == dt else astype(a, dt) for a in (x1, x2))
+    out = empty(x2.shape, int64, x2.device)
+    _searchsorted(None, x1._ptr, x2._ptr, side == "right", out._ptr)
+    return out
+
+
+def nonzero(x, /):
+    """The indices of @x's nonzero elements, in C order, as a tuple of int64 Arrays, one per
+    axis (the standard's and numpy's nonzero; x of 1 or more dimensions). Computed on the
+    device (ag_nonzero), which reads the count back once."""
+    who = "anygpu.nonzero"
+    x = _operand(x, None, who, "x")
+    if x.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: x is 0-d; nonzero takes 1 or more dimensions" % who)
+    out = ctypes.c_void_p()
+    _nonzero(None, x._ptr, ctypes.byref(out))
+    rows = _adopt(out)
+    return tuple(rows[d] for d in range(x.ndim))
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """The number of nonzero elements of @x over @axis (None, an int or a tuple), as the
+    standard's count_nonzero: a Python int for axis None (the package's reductions give
+    numbers there), else an int64 Array, with the axes kept as length 1 when @keepdims."""
+    who = "anygpu.count_nonzero"
+    x = _operand(x, None, who, "x")
+    flags = astype(x, bool) if x.dtype != bool else x
+    return _sum(astype(flags, int64), axis=axis, keepdims=keepdims)
+
+
+UniqueAllResult = collections.namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
+UniqueCountsResult = collections.namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+def _unique(name, x, want):
+    """ag_unique's results @want (of values, indices, inverse, counts) for @x, as Arrays."""
+    x = _operand(x, None, "anygpu." + name, "x")
+    ptrs = [ctypes.c_void_p() for _ in range(4)]
+    _ag_unique(None, x._ptr, *(ctypes.byref(p) if w else None for p, w in zip(ptrs, want)))
+    return [_adopt(p) if w else None for p, w in zip(ptrs, want)]
+
+
+def unique_all(x, /):
+    """The distinct values of @x (flattened), sorted, with the first index of each, each
+    element's place among them (x's shape) and their counts: the standard's unique_all. -0.0
+    and +0.0 are one value, each NaN its own. Computed on the device (ag_unique: a stable
+    argsort, a gather, the starts of runs)."""
+    return UniqueAllResult(*_unique("unique_all", x, (True, True, True, True)))
+
+
+def unique_counts(x, /):
+    """The distinct values of @x, sorted, and how often each occurs (the standard's)."""
+    v, _, _, c = _unique("unique_counts", x, (True, False, False, True))
+    return UniqueCountsResult(v, c)
+
+
+def unique_inverse(x, /):
+    """The distinct values of @x, sorted, and each element's place among them, in x's shape
+    (the standard's)."""
+    v, _, i, _ = _unique("unique_inverse", x, (True, False, True, False))
+    return UniqueInverseResult(v, i)
+
+
+def unique_values(x, /):
+    """The distinct values of @x, sorted (the standard's)."""
+    return _unique("unique_values", x, (True, False, False, False))[0]
+
+
+def _mask_getitem(x, mask):
+    """x[mask] for a bool Array @mask of x's shape or its first axes: a new Array (ag_mask_select)."""
+    if mask.device != x.device:
+        raise error("AG_ERR_MISMATCH", "anygpu.Array: a mask on %s indexes an Array on %s"
+                    % (mask.device.spec, x.device.spec))
+    out = ctypes.c_void_p()
+    _mask_select(None, x._ptr, mask._ptr, ctypes.byref(out))
+    return _adopt(out)
+
+
+def _array_key(x, key):
+    """x[key] for an array @key (an Array, numpy array or list): a bool key selects (x[mask], a
+    new 1-D-led Array, ag_mask_select), an integer key gathers along the first axis (numpy's
+    x[idx], of shape idx.shape + x.shape[1:], ag_take)."""
+    if not isinstance(key, Array):
+        key = asarray(key, device=x.device)
+    if key.dtype == bool:
+        return _mask_getitem(x, key)
+    if key.dtype.kind in "iu":
+        if x.ndim == 0:
+            raise error("AG_ERR_OUT_OF_RANGE", "anygpu.Array: an integer array indexes a 0-d Array")
+        return take(x, key, axis=0)
+    raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array: an array key is bool or integer, not %s" % key.dtype.name)
+
+
+def _mask_setitem(x, mask, value):
+    """x[mask] = value for a bool Array @mask of x's shape or its first axes and a scalar @value:
+    where(mask, value, x) written back into x."""
+    if mask.device != x.device:
+        raise error("AG_ERR_MISMATCH", "anygpu.Array: a mask on %s indexes an Array on %s"
+                    % (mask.device.spec, x.device.spec))
+    if mask.ndim > x.ndim or mask.shape != x.shape[:mask.ndim]:
+        raise error("AG_ERR_MISMATCH", "anygpu.Array: a mask of shape %s does not index an Array of shape %s"
+                    % (mask.shape, x.shape))
+    full = broadcast_to(reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim)), x.shape)
+    x[...] = _where(full, full_like(x, value), x)

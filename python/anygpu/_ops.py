@@ -1055,10 +1055,15 @@ def _key_error(cls, key, k, text):
 def _getitem(a, key):
     """a[key] as a view, no copy: numpy's basic indexing (ints, which drop their axis; slices
     with any step, negative too; None, a new axis of length 1; one Ellipsis), through
-    ag_array_view. Boolean and integer-array indices are refused (UnsupportedError); keys
+    ag_array_view. A key that is one array (an Array, numpy array or list) makes a new Array:
+    a bool mask of a's shape or its first axes selects (a[mask]), integers gather along the
+    first axis (a[idx]). Arrays among other keys are refused (UnsupportedError); keys
     numpy refuses raise numpy's exception class too (IndexError for an integer out of range,
     too many indices, a float or a second Ellipsis; TypeError for a slice bound that is not
     an integer; ValueError for a step of 0), each an AnygpuError."""
+    if isinstance(key, (Array, list)) or (isinstance(key, numpy.ndarray) and key.ndim > 0):
+        from ._namespace import _array_key  # a bool mask (ag_mask_select) or integer indices (ag_take)
+        return _array_key(a, key)
     keys = key if isinstance(key, tuple) else (key,)
     for n, k in enumerate(keys):
         if k is None or k is Ellipsis or isinstance(k, slice) or _is_int(k):
@@ -1125,6 +1130,14 @@ def _setitem(a, key, value):
     integer array takes only integers in its range, never rounded or wrapped), an Array or
     array-like of the view's shape (or its trailing part) is converted to the view's dtype and
     copied in."""
+    if isinstance(key, (Array, list)) or (isinstance(key, numpy.ndarray) and key.ndim > 0):
+        from ._namespace import _mask_setitem
+        mask = key if isinstance(key, Array) else asarray(key, device=a.device)
+        if mask.dtype != numpy.bool_ or not (_is_scalar(value) or isinstance(value, bool)):
+            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: a[key] = value takes an array key only as a bool mask "
+                        "with a scalar value")
+        _mask_setitem(a, mask, value)
+        return
     view = _getitem(a, key)
     if _is_scalar(value) or isinstance(value, bool):
         _fill(view, value)

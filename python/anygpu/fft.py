@@ -5,7 +5,8 @@ Differences from numpy.fft: the transforms keep single precision (float32 and co
 complex64 out; numpy computes everything in complex128), integer input is taken as float64;
 only the trailing axes are transformed (axis=-1, axes=(-2, -1), fftn over all axes of an array
 of up to 3 dimensions), and lengths are not padded or cropped: n= and s= must be the input's
-lengths, except irfft's, which says the output length as numpy's does.
+lengths, except those of irfft, irfft2, irfftn and hfft, which say the output length as
+numpy's do. fftfreq and rfftfreq give float32 unless dtype= says otherwise.
 """
 
 import ctypes
@@ -14,10 +15,10 @@ import numpy
 
 from ._core import empty
 from ._lib import error, fn, named
-from ._ops import _as, _check_dtype, _operand
+from ._ops import _as, _check_dtype, _operand, conj, multiply
 
-__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn",
-           "fftshift", "ifftshift"]
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
+           "hfft", "ihfft", "fftshift", "ifftshift", "fftfreq", "rfftfreq"]
 
 _p, _i = ctypes.c_void_p, ctypes.c_int
 _transforms = {name: fn("ag_" + name, [_p, _p, _i, _i, _p]) for name in ("fft", "ifft", "rfft", "irfft")}
@@ -100,7 +101,63 @@ def _define(kind, ndim, length_arg):
 
 fft, ifft, rfft, irfft = (_define(k, 1, "n") for k in ("fft", "ifft", "rfft", "irfft"))
 fft2, ifft2, rfft2, irfft2 = (_define(k, 2, "s") for k in ("fft", "ifft", "rfft", "irfft"))
-fftn, ifftn = (_define(k, None, "s") for k in ("fft", "ifft"))
+fftn, ifftn, rfftn, irfftn = (_define(k, None, "s") for k in ("fft", "ifft", "rfft", "irfft"))
+
+# hfft and ihfft are irfft and rfft of the conjugate, with the norm's direction swapped, as
+# numpy.fft defines them.
+_SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def hfft(x, n=None, axis=-1, norm=None):
+    """numpy.fft.hfft: the real transform of a Hermitian-symmetric signal (its first half), of
+    output length @n (default 2 * (m - 1)); irfft of the conjugate with the norm reversed."""
+    who = "anygpu.fft.hfft"
+    x = _operand(x, None, who, "x")
+    if norm not in NORMS:
+        raise error("AG_ERR_INVALID_ARGUMENT", '%s: norm %r is not "backward", "ortho" or "forward"' % (who, norm))
+    return _transform("hfft", "irfft", conj(x) if x.dtype.kind == "c" else x, 1, axis, _SWAP[norm], n)
+
+
+def ihfft(x, n=None, axis=-1, norm=None):
+    """numpy.fft.ihfft: the inverse of hfft for real @x, the conjugate of rfft with the norm
+    reversed (n // 2 + 1 complex outputs)."""
+    who = "anygpu.fft.ihfft"
+    x = _operand(x, None, who, "x")
+    if norm not in NORMS:
+        raise error("AG_ERR_INVALID_ARGUMENT", '%s: norm %r is not "backward", "ortho" or "forward"' % (who, norm))
+    return conj(_transform("ihfft", "rfft", x, 1, axis, _SWAP[norm], n))
+
+
+def _freq(who, n, d, device, dtype, pieces):
+    import operator
+    from . import _namespace as ns
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: n is %r, not an integer" % (who, n)) from None
+    if n < 1:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: n is %d; it must be at least 1" % (who, n))
+    if isinstance(d, bool) or not isinstance(d, (int, float, numpy.integer, numpy.floating)) or d == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: d is %r, not a nonzero real number" % (who, d))
+    dt = numpy.dtype("float32" if dtype is None else dtype)
+    if dt.kind != "f":
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: dtype %s is not a real floating dtype" % (who, dt.name))
+    parts = [ns.arange(a, b, dtype=dt, device=device) for a, b in pieces(n) if b > a]
+    k = parts[0] if len(parts) == 1 else ns.concat(parts)
+    return multiply(k, 1.0 / (float(d) * n))
+
+
+def fftfreq(n, /, *, d=1.0, device=None, dtype=None):
+    """The sample frequencies of an n-point fft with sample spacing @d (numpy.fft.fftfreq and
+    the standard's): [0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n), in @dtype (default
+    float32, the package's default) on @device, made there."""
+    return _freq("anygpu.fft.fftfreq", n, d, device, dtype, lambda n: ((0, (n - 1) // 2 + 1), (-(n // 2), 0)))
+
+
+def rfftfreq(n, /, *, d=1.0, device=None, dtype=None):
+    """The sample frequencies of an n-point rfft (numpy.fft.rfftfreq and the standard's):
+    [0, 1, ..., n // 2] / (d n), in @dtype (default float32) on @device."""
+    return _freq("anygpu.fft.rfftfreq", n, d, device, dtype, lambda n: ((0, n // 2 + 1),))
 
 
 def _shift(kind, x, axes):

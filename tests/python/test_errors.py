@@ -186,6 +186,20 @@ for name in ("sort", "argsort"):
          lambda d, f=getattr(anygpu, name): f(f32(d), stable=None))
     case("anygpu." + name, RANGE, lambda d, f=getattr(anygpu, name): f(f32(d), axis=2))
     case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
+case("anygpu.take", INVALID, lambda d: anygpu.take("x", [0]), lambda d: anygpu.take(f32(d), [0.5], axis=0))
+case("anygpu.take", RANGE, lambda d: anygpu.take(f32(d), [2], axis=0), lambda d: anygpu.take(f32(d), [0], axis=2))
+case("anygpu.take_along_axis", INVALID, lambda d: anygpu.take_along_axis(f32(d), [0]),
+     lambda d: anygpu.take_along_axis("x", [[0]]))
+case("anygpu.take_along_axis", MISMATCH, lambda d: anygpu.take_along_axis(f32(d), anygpu.zeros((3, 1), "int64", d)))
+case("anygpu.searchsorted", INVALID, lambda d: anygpu.searchsorted(f32(d), f32(d)),
+     lambda d: anygpu.searchsorted(f32(d, (3,)), f32(d), side="up"))
+case("anygpu.searchsorted", UNSUPPORTED, lambda d: anygpu.searchsorted(c64(d, (3,)), c64(d)))
+case("anygpu.nonzero", INVALID, lambda d: anygpu.nonzero("x"), lambda d: anygpu.nonzero(anygpu.asarray(1.0, device=d)))
+case("anygpu.count_nonzero", INVALID, lambda d: anygpu.count_nonzero("x"))
+case("anygpu.count_nonzero", RANGE, lambda d: anygpu.count_nonzero(f32(d), axis=2))
+for name in ("unique_all", "unique_counts", "unique_inverse", "unique_values"):
+    case("anygpu." + name, INVALID, lambda d, f=getattr(anygpu, name): f("x"))
+    case("anygpu." + name, UNSUPPORTED, lambda d, f=getattr(anygpu, name): f(c64(d)))
 case("anygpu.vecdot", MISMATCH, lambda d: anygpu.vecdot(f32(d), f32(d, (2,))))
 case("anygpu.vecdot", INVALID, lambda d: anygpu.vecdot(f32(d), f32(d, (3,)), axis=0), lambda d: anygpu.vecdot("x", f32(d)))
 case("anygpu.vecdot", UNSUPPORTED, lambda d: anygpu.vecdot(anygpu.ones(3, "bool", d), anygpu.ones(3, "bool", d)))
@@ -245,7 +259,9 @@ case("anygpu.Array.__rmatmul__", MISMATCH, lambda d: f32(d).__rmatmul__(f32(d)))
 case("anygpu.Array.__neg__", UNSUPPORTED, lambda d: -anygpu.ones(2, "uint8", d))
 case("anygpu.Array.__invert__", UNSUPPORTED, lambda d: ~f32(d))
 case("anygpu.Array.__getitem__", RANGE, lambda d: f32(d)[5], lambda d: f32(d)[0, 0, 0])
-case("anygpu.Array.__getitem__", UNSUPPORTED, lambda d: f32(d)[[0]], lambda d: f32(d)[f32(d) > 0])
+case("anygpu.Array.__getitem__", UNSUPPORTED, lambda d: f32(d)[0, [0]], lambda d: f32(d)[f32(d)[0] > 0, 0])
+case("anygpu.Array.__getitem__", INVALID, lambda d: f32(d)[f32(d)])
+case("anygpu.Array.__getitem__", MISMATCH, lambda d: f32(d)[f32(d, (3,)) > 0])
 case("anygpu.Array.__getitem__", INVALID, lambda d: f32(d)[::0], lambda d: f32(d)[..., ...], lambda d: f32(d)[1.5:],
      lambda d: f32(d)[1.5])
 case("anygpu.Array.__setitem__", INVALID, lambda d: i32(d).__setitem__(0, 1.5))
@@ -270,7 +286,7 @@ case("anygpu.Array.conjugate", INVALID, lambda d: f32(d).conjugate(out=3))
 case("anygpu.Array.to_device", "AG_ERR_NO_DEVICE", lambda d: f32(d).to_device("cuda:9"))
 
 # ---- FFTs ----
-for name in anygpu.fft.__all__:
+for name in [n for n in anygpu.fft.__all__ if not n.endswith("freq")]:
     f = getattr(anygpu.fft, name)
     case("anygpu.fft." + name, INVALID, lambda d, f=f: f("x"))
     if "shift" in name or name.endswith(("2", "n")):
@@ -279,6 +295,11 @@ for name in anygpu.fft.__all__:
         case("anygpu.fft." + name, UNSUPPORTED, lambda d, f=f: f(f32(d), axis=0))
     case("anygpu.fft." + name, UNSUPPORTED, lambda d, f=f: f(F16))
 case("anygpu.fft.rfft", UNSUPPORTED, lambda d: anygpu.fft.rfft(c64(d)))
+for name in ("fftfreq", "rfftfreq"):
+    case("anygpu.fft." + name, INVALID, lambda d, f=getattr(anygpu.fft, name): f(0, device=d),
+         lambda d, f=getattr(anygpu.fft, name): f(4.5), lambda d, f=getattr(anygpu.fft, name): f(4, d=0),
+         lambda d, f=getattr(anygpu.fft, name): f(4, dtype="int32"))
+case("anygpu.fft.hfft", INVALID, lambda d: anygpu.fft.hfft(c64(d), norm="twice"))
 case("anygpu.fft.fft2", INVALID, lambda d: anygpu.fft.fft2(c64(d), norm="twice"))
 case("anygpu.fft.irfft", MISMATCH, lambda d: anygpu.fft.irfft(c64(d), n=20))
 

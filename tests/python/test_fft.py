@@ -63,6 +63,35 @@ def test_real_transforms(dev, dtype, norm, shape):
     assert_close(back2, a, scale=10)
 
 
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_nd_real_and_hermitian_transforms(dev, dtype, norm):
+    need_fp64(dev, dtype)
+    a = signal(dtype, (3, 4, 6))
+    x = put(dev, a)
+    cdt = COMPLEX[dtype]
+    assert_close(anygpu.fft.rfftn(x, norm=norm), numpy.fft.rfftn(a, norm=norm).astype(cdt), scale=10)
+    spectrum = numpy.fft.rfftn(a, norm=norm).astype(cdt)
+    assert_close(anygpu.fft.irfftn(put(dev, spectrum), s=a.shape, norm=norm),
+                 numpy.fft.irfftn(spectrum, s=a.shape, norm=norm).astype(dtype), scale=10)
+    h = numpy.fft.rfft(signal(dtype, (2, 8), 1)).astype(cdt)  # Hermitian: real at 0 and n / 2
+    assert_close(anygpu.fft.hfft(put(dev, h), 8, norm=norm), numpy.fft.hfft(h, 8, norm=norm).astype(dtype), scale=10)
+    assert_close(anygpu.fft.ihfft(x, norm=norm), numpy.fft.ihfft(a, norm=norm).astype(cdt), scale=10)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8])
+def test_sample_frequencies(dev, n):
+    for d in (1.0, 0.25):
+        got = anygpu.fft.fftfreq(n, d=d, device=dev)
+        assert got.dtype == numpy.float32 and got.device == dev
+        numpy.testing.assert_allclose(numpy.asarray(got), numpy.fft.fftfreq(n, d), rtol=1e-6)
+        numpy.testing.assert_allclose(numpy.asarray(anygpu.fft.rfftfreq(n, d=d, device=dev)),
+                                      numpy.fft.rfftfreq(n, d), rtol=1e-6)
+    if dev.fp64:
+        got = anygpu.fft.fftfreq(n, d=0.1, device=dev, dtype="float64")
+        numpy.testing.assert_allclose(numpy.asarray(got), numpy.fft.fftfreq(n, 0.1), rtol=1e-15)
+
+
 def test_irfft_default_length(dev):
     a = numpy.fft.rfft(signal("float64", (2, 8))).astype("complex64")  # a Hermitian spectrum
     got = anygpu.fft.irfft(put(dev, a))
