@@ -10,6 +10,8 @@ device (AMD, Intel, NVIDIA, pocl, rusticl) and the CPU, from Python.
 docs/python.md is the guide; every function's docstring says what it does.
 """
 
+__array_api_version__ = "2023.12"  # the array API standard's version the namespace implements
+
 from ._lib import (LIBRARY, AnygpuError, BackendUnavailableError, BuildError, DeviceError,
                    InvalidArgumentError, MismatchError, NoDeviceError, OutOfMemoryError,
                    OutOfRangeError, UnsupportedError)

@@ -22,7 +22,7 @@ import numpy
 import collections
 
 from ._core import Array, _resolve_device, asarray, empty
-from ._lib import AG_DTYPE, DTYPES, error, fn
+from ._lib import AG_DTYPE, DTYPES, error, fn, named
 from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, conj, divide,
                    expand_dims, full_like, matmul, multiply, not_equal, power, ravel, reshape, subtract, transpose)
 from ._ops import where as _where
@@ -942,3 +942,16 @@ def _mask_setitem(x, mask, value):
                     % (mask.shape, x.shape))
     full = broadcast_to(reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim)), x.shape)
     x[...] = _where(full, full_like(x, value), x)
+
+
+def _array_namespace(self, /, *, api_version=None):
+    """The array API namespace of this Array: the anygpu module, which implements the standard's
+    2022.12 and 2023.12 versions (@api_version one of them, or None for 2023.12)."""
+    if api_version not in (None, "2022.12", "2023.12"):
+        raise error("AG_ERR_UNSUPPORTED", "anygpu.Array.__array_namespace__: api_version %r; anygpu implements "
+                    "'2022.12' and '2023.12'" % (api_version,))
+    import anygpu
+    return anygpu
+
+
+Array.__array_namespace__ = named(_array_namespace, "__array_namespace__")

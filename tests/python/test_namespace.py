@@ -126,3 +126,12 @@ def test_moveaxis_refuses_bad_axes(dev):
         anygpu.moveaxis(x, (0, 1), (1, 1))
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.moveaxis: source has 2 axes and destination 1"):
         anygpu.moveaxis(x, (0, 1), 0)
+
+
+def test_arrays_name_their_namespace(dev):
+    x = anygpu.zeros(3, device=dev)
+    assert x.__array_namespace__() is anygpu
+    assert x.__array_namespace__(api_version="2022.12") is anygpu
+    assert anygpu.__array_api_version__ == "2023.12"
+    with pytest.raises(anygpu.UnsupportedError, match="api_version '2021.12'"):
+        x.__array_namespace__(api_version="2021.12")
