@@ -393,19 +393,29 @@ def _from_numpy(host, dev, dtype, who):
     return Array(ptr.value)
 
 
-def asarray(obj, device=None, dtype=None):
+def asarray(obj, device=None, dtype=None, *, copy=None):
     """An anygpu array of @obj's values on @device (default: @obj's own device for an Array,
     else default_device()), in @dtype (default: @obj's). @obj is an Array, a numpy array (in
     either byte order: a big-endian one is swapped on the way), a scalar or sequence, anything
     with the buffer protocol, or anything with ``__dlpack__`` (a torch tensor, a CuPy array).
     Python integers become int64 and bools bool, as in numpy. An Array already on that device in that dtype is returned as it is;
-    everything else is copied (``from_dlpack`` shares memory instead)."""
+    everything else is copied (``from_dlpack`` shares memory instead). @copy is the standard's:
+    True always copies, False never does (InvalidArgumentError where a copy would be needed:
+    anything but an Array or a DLPack producer on that device in that dtype), None copies
+    where needed."""
+    if copy not in (None, True, False):
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.asarray: copy is %r, not True, False or None" % (copy,))
     if isinstance(obj, Array):
         dev = obj.device if device is None else globals()["device"](device)
         out = obj if dev == obj.device else obj.to_device(dev)
         if dtype is not None and numpy.dtype(dtype) != out.dtype:
             from ._ops import astype
             out = astype(out, dtype)
+        if out is obj and copy:
+            out = obj.copy()
+        elif out is not obj and copy is False:
+            raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.asarray: copy=False, but the Array is on %s in %s"
+                        % (obj.device.spec, obj.dtype.name))
         return out
     dev = _resolve_device(device)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, numpy.ndarray):
@@ -413,6 +423,12 @@ def asarray(obj, device=None, dtype=None):
         try:
             shared = from_dlpack(obj)
         except UnsupportedError:  # not compact row-major (a transposed tensor): copied instead
+            if copy is False:
+                raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.asarray: copy=False, but the tensor's layout "
+                            "is not shared through DLPack") from None
             return _from_numpy(obj, dev, dtype, "anygpu.asarray")
-        return asarray(shared, device=dev, dtype=dtype)
+        return asarray(shared, device=dev, dtype=dtype, copy=copy)
+    if copy is False:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.asarray: copy=False, but %s is copied to make an Array"
+                    % type(obj).__name__)
     return _from_numpy(obj, dev, dtype, "anygpu.asarray")

@@ -161,8 +161,8 @@ def _float_of_int(dt):
 def _operand(x, dev, who, name):
     if isinstance(x, Array):
         return x
-    if isinstance(x, (numpy.ndarray, list, tuple)):
-        return asarray(x, device=dev)
+    if isinstance(x, (numpy.ndarray, list, tuple, numbers.Number, numpy.generic)):
+        return asarray(x, device=dev)  # a number: a 0-d Array, as numpy takes one
     raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is a %s, not an Array, array or number"
                 % (who, name, type(x).__name__))
 
@@ -798,7 +798,14 @@ def matmul(a, b):
 
 
 def _matmul(who, a, b):
+    for x, name in ((a, "a"), (b, "b")):
+        if not isinstance(x, Array) and numpy.ndim(x) == 0 and not isinstance(x, str):
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is a scalar; matmul multiplies arrays of 1 or more "
+                        "dimensions" % (who, name))
     a, b, dt = _product_operands(a, b, who)
+    if a.ndim == 0 or b.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is 0-d; matmul multiplies arrays of 1 or more dimensions"
+                    % (who, "a" if a.ndim == 0 else "b"))
     if a.ndim == 1 and b.ndim == 1:
         raise error("AG_ERR_UNSUPPORTED", "%s: both operands are vectors; use dot" % who)
     if a.ndim == 1 or b.ndim == 1:

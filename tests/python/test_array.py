@@ -69,8 +69,9 @@ def test_indexing(dev):
         x[-4]
     assert_close(x[::2], a[::2])  # steps and selections after a slice are views now
     assert_close(x[1:2, 3], a[1:2, 3])
+    assert_close(x[[0, 1]], a[[0, 1]])  # one integer array as the key: a gather
     with pytest.raises(anygpu.UnsupportedError, match="not with boolean or integer arrays"):
-        x[[0, 1]]
+        x[0, [0, 1]]
     with pytest.raises(anygpu.OutOfRangeError, match="4 indices for 3 dimensions"):
         x[0, 0, 0, 0]
 

@@ -135,3 +135,26 @@ def test_arrays_name_their_namespace(dev):
     assert anygpu.__array_api_version__ == "2023.12"
     with pytest.raises(anygpu.UnsupportedError, match="api_version '2021.12'"):
         x.__array_namespace__(api_version="2021.12")
+
+
+def test_asarray_takes_the_standard_s_copy_keyword(dev):
+    x = anygpu.asarray(numpy.arange(4, dtype="float32"), device=dev)
+    assert anygpu.asarray(x) is x and anygpu.asarray(x, copy=False) is x
+    y = anygpu.asarray(x, copy=True)
+    assert y is not x
+    y[0] = 7
+    assert float(x[0]) == 0  # a copy, not a view
+    with pytest.raises(anygpu.InvalidArgumentError, match="asarray: copy=False, but the Array is on"):
+        anygpu.asarray(x, dtype="int32", copy=False)
+    with pytest.raises(anygpu.InvalidArgumentError, match="asarray: copy=False, but list is copied"):
+        anygpu.asarray([1.0], device=dev, copy=False)
+    with pytest.raises(anygpu.InvalidArgumentError, match="copy is 'yes'"):
+        anygpu.asarray(x, copy="yes")
+
+
+def test_functions_take_python_numbers_as_0d_arrays(dev):
+    with anygpu.device(dev):
+        got = anygpu.isfinite(numpy.float32(1.5))  # a Python float is float64, as numpy makes it
+        assert isinstance(got, anygpu.Array) and got.shape == () and bool(got)
+        assert float(anygpu.sqrt(numpy.float32(4))) == 2.0
+        assert not bool(anygpu.isnan(7))

@@ -114,10 +114,15 @@ def test_bad_keys_raise_numpys_class(dev, shape, key):
 
 
 def test_indices_numpy_takes_but_anygpu_lacks(dev):
-    """Integer-array and boolean indices are numpy's advanced indexing, which anygpu lacks:
+    """One integer or boolean array as the whole key is taken (a gather, a mask); arrays among
+    other keys, and a bool scalar, are numpy's advanced indexing, which anygpu lacks:
     UnsupportedError naming the key."""
-    a = put(dev, sample("float32", (3, 4)))
-    for key in ([0, 2], numpy.array([True, False, True]), (0, [1, 2]), True, a > 0):
+    h = sample("float32", (3, 4))
+    a = put(dev, h)
+    for key in ([0, 2], numpy.array([True, False, True]), numpy.array([[2, 0], [1, -1]])):
+        same(a[key], h[key], "a[%r]" % (key,))
+    same(a[a > 0], h[h > 0], "a[a > 0]")
+    for key in ((0, [1, 2]), True, (a > 0, 0)):
         with pytest.raises(anygpu.UnsupportedError, match="anygpu.Array.__getitem__: key .*boolean or integer"):
             a[key]
     # numpy has up to 32 dimensions, anygpu 8
