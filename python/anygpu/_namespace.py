@@ -22,7 +22,7 @@ import numpy
 import collections
 
 from ._core import Array, _resolve_device, asarray, empty
-from ._lib import AG_DTYPE, DTYPES, error, fn, named
+from ._lib import AG_DTYPE, DTYPES, UnsupportedError, error, fn, named
 from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, conj, divide,
                    expand_dims, full_like, matmul, multiply, not_equal, power, ravel, reshape, subtract, transpose)
 from ._ops import where as _where
@@ -955,3 +955,63 @@ def _array_namespace(self, /, *, api_version=None):
 
 
 Array.__array_namespace__ = named(_array_namespace, "__array_namespace__")
+
+
+# ---- numpy's protocols ---------------------------------------------------------------------------
+# numpy functions and ufuncs called on Arrays run as anygpu's counterparts, on the device, so
+# that code which calls numpy on its inputs (dask's block functions) keeps them there; those
+# without one raise TypeError naming the function (numpy.asarray(a) copies to the host).
+
+_UFUNC_NAMES = {"invert": "bitwise_invert", "left_shift": "bitwise_left_shift", "right_shift": "bitwise_right_shift"}
+
+
+class _ProtocolTypeError(UnsupportedError, TypeError):
+    """A numpy function or ufunc anygpu has no counterpart for (or a keyword of one it does not
+    take): an UnsupportedError that is also the TypeError numpy's protocols raise."""
+
+
+def _no_counterpart(what):
+    return _ProtocolTypeError("AG_ERR_UNSUPPORTED", "anygpu.Array: numpy.%s has no anygpu counterpart; "
+                              "numpy.asarray(a) copies the Array to the host" % what)
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """numpy's ufunc protocol: ufunc(...) called with Arrays runs anygpu's function of the same
+    name (out= an Array receives the result); ufunc methods (reduce, accumulate, at...) and
+    ufuncs anygpu lacks raise TypeError naming them."""
+    import anygpu
+    name = _UFUNC_NAMES.get(ufunc.__name__, ufunc.__name__)
+    f = getattr(anygpu, name, None)
+    if method != "__call__":
+        raise _no_counterpart("%s.%s" % (ufunc.__name__, method))
+    if f is None or not callable(f):
+        raise _no_counterpart(ufunc.__name__)
+    out = kwargs.pop("out", None)
+    if kwargs:
+        raise _ProtocolTypeError("AG_ERR_UNSUPPORTED", "anygpu.Array: numpy.%s with keyword(s) %s, which anygpu's "
+                                 "%s does not take" % (ufunc.__name__, ", ".join(sorted(kwargs)), name))
+    result = f(*inputs)
+    if out is None:
+        return result
+    if len(out) != 1 or not isinstance(out[0], Array):
+        raise _ProtocolTypeError("AG_ERR_UNSUPPORTED", "anygpu.Array: numpy.%s's out= must be one anygpu Array"
+                                 % ufunc.__name__)
+    out[0][...] = result
+    return out[0]
+
+
+def _array_function(self, func, types, args, kwargs):
+    """numpy's function protocol: a numpy function called with Arrays runs anygpu's of the same
+    name (numpy.fft's anygpu.fft's), on the device; one anygpu lacks raises TypeError naming
+    it."""
+    import anygpu
+    module = anygpu.fft if func.__module__ == "numpy.fft" else anygpu if func.__module__ == "numpy" else None
+    f = getattr(module, func.__name__, None) if module is not None else None
+    if f is None or not callable(f) or isinstance(f, type):
+        raise _no_counterpart(func.__name__ if module is not None or not func.__module__
+                              else "%s.%s" % (func.__module__[len("numpy."):], func.__name__))
+    return f(*args, **kwargs)
+
+
+Array.__array_ufunc__ = named(_array_ufunc, "__array_ufunc__")
+Array.__array_function__ = named(_array_function, "__array_function__")

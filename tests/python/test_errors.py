@@ -254,6 +254,10 @@ for dunder in ("eq", "ne", "lt", "le", "gt", "ge"):
 case("anygpu.Array.__add__", UNSUPPORTED, lambda d: f32(d, (2,)) + anygpu.ones(2, "complex128", d)
      if not d.fp64 else anygpu.ones(2, "bool", d) + anygpu.ones(2, "bool", d))
 case("anygpu.Array.__array_namespace__", UNSUPPORTED, lambda d: f32(d).__array_namespace__(api_version="2021.12"))
+case("anygpu.Array.__array_ufunc__", UNSUPPORTED, lambda d: numpy.cbrt(f32(d)), lambda d: numpy.add.reduce(f32(d)),
+     lambda d: numpy.add(f32(d), 1, where=True))
+case("anygpu.Array.__array_function__", UNSUPPORTED, lambda d: numpy.median(f32(d)),
+     lambda d: numpy.linalg.norm(f32(d)))
 case("anygpu.Array.__iadd__", UNSUPPORTED, lambda d: i32(d).__iadd__(1.5))
 case("anygpu.Array.__matmul__", MISMATCH, lambda d: f32(d) @ f32(d))
 case("anygpu.Array.__rmatmul__", MISMATCH, lambda d: f32(d).__rmatmul__(f32(d)))

@@ -158,3 +158,28 @@ def test_functions_take_python_numbers_as_0d_arrays(dev):
         assert isinstance(got, anygpu.Array) and got.shape == () and bool(got)
         assert float(anygpu.sqrt(numpy.float32(4))) == 2.0
         assert not bool(anygpu.isnan(7))
+
+
+def test_numpy_functions_on_arrays_run_on_the_device(dev):
+    """numpy's ufuncs and functions called with Arrays dispatch to anygpu's (__array_ufunc__,
+    __array_function__): the results are Arrays on the same device, matching numpy's on the
+    host copy; those without a counterpart raise TypeError naming them."""
+    h = numpy.arange(12, dtype="float32").reshape(3, 4) - 5
+    x = anygpu.asarray(h, device=dev)
+    calls = [(numpy.sqrt, lambda a: (abs(a),), {}), (numpy.add, lambda a: (a, 2), {}),
+             (numpy.maximum, lambda a: (a, 0), {}), (numpy.concatenate, lambda a: ([a, a],), {}),
+             (numpy.sum, lambda a: (a,), {"axis": 1}), (numpy.sort, lambda a: (a,), {"axis": 0}),
+             (numpy.fft.fft, lambda a: (a,), {})]
+    for f, args, kwargs in calls:
+        on_device = f(*args(x), **kwargs)
+        assert isinstance(on_device, anygpu.Array) and on_device.device == dev, f.__name__
+        numpy.testing.assert_allclose(numpy.asarray(on_device), f(*args(h), **kwargs), rtol=1e-5, atol=1e-5)
+    out = anygpu.empty((3, 4), "float32", dev)
+    assert numpy.multiply(x, 2, out=(out,)) is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), h * 2)
+    with pytest.raises(TypeError, match="numpy.cbrt has no anygpu counterpart"):
+        numpy.cbrt(x)
+    with pytest.raises(TypeError, match="numpy.median has no anygpu counterpart"):
+        numpy.median(x)
+    with pytest.raises(TypeError, match="numpy.add.reduce has no anygpu counterpart"):
+        numpy.add.reduce(x)
