@@ -335,8 +335,8 @@ def meshgrid(*arrays, indexing="xy"):
 
 def _reduced(name, x, axis, keepdims, dtype, call):
     """Reduction @name of @x over @axis (None, an int or a tuple) into a new Array of @dtype:
-    @call(caxes, naxes, out) runs the C function. A Python value for axis None without
-    @keepdims, as the package's other reductions give."""
+    @call(caxes, naxes, out) runs the C function. A 0-d Array for axis None without @keepdims,
+    as the standard's and the package's other reductions give."""
     who = "anygpu." + name
     axes = _axes(x, axis, who)
     shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape)) if keepdims else \
@@ -344,13 +344,13 @@ def _reduced(name, x, axis, keepdims, dtype, call):
     out = empty(shape, dtype, x.device)
     caxes = (ctypes.c_int * max(len(axes), 1))(*axes)
     call(caxes, len(axes), out)
-    return _item(out) if axis is None and not keepdims else out
+    return out
 
 
 def any(x, /, *, axis=None, keepdims=False):
     """Whether any element of @x is nonzero (NaN is; complex: either part) over @axis (None:
-    every element, an int or a tuple), as numpy.any and the standard's: a Python bool for axis
-    None, else a bool Array (with the reduced axes as length 1 when @keepdims)."""
+    every element, an int or a tuple), as numpy.any and the standard's: a bool Array, 0-d for
+    axis None (with the reduced axes as length 1 when @keepdims)."""
     x = _operand(x, None, "anygpu.any", "x")
     if axis == () or (x.ndim == 0 and axis is not None):
         return not_equal(x, 0)
@@ -389,8 +389,8 @@ def _var_std_of(name, x, axis, correction, keepdims, ddof):
 def var(x, /, *, axis=None, correction=0.0, keepdims=False, ddof=None):
     """The variance of @x over @axis (None: every element, an int or a tuple): the mean of the
     squared deviations from the mean, the sum divided by N - @correction (numpy's ddof, which is
-    taken too), as numpy.var and the standard's. float32 and float64 (integers as float64); a
-    Python float for axis None without @keepdims, else an Array."""
+    taken too), as numpy.var and the standard's. float32 and float64 (integers as float64); an
+    Array, 0-d for axis None without @keepdims."""
     return _var_std_of("var", x, axis, correction, keepdims, ddof)
 
 
@@ -859,8 +859,8 @@ def nonzero(x, /):
 
 def count_nonzero(x, /, *, axis=None, keepdims=False):
     """The number of nonzero elements of @x over @axis (None, an int or a tuple), as the
-    standard's count_nonzero: a Python int for axis None (the package's reductions give
-    numbers there), else an int64 Array, with the axes kept as length 1 when @keepdims."""
+    standard's count_nonzero: an int64 Array (0-d for axis None), with the axes kept as length
+    1 when @keepdims."""
     who = "anygpu.count_nonzero"
     x = _operand(x, None, who, "x")
     flags = astype(x, bool) if x.dtype != bool else x

@@ -17,8 +17,9 @@ float32, float64, complex64, complex128), with these differences:
 - bool arrays take comparisons, where, astype, copies and &, |, ^ and ~ (as logic), not arithmetic
   or shifts (numpy's bool + bool
   is a logical or): UnsupportedError;
-- integer sums over every element (axis=None) come as a Python int, wrapped as numpy's int64
-  or uint64 total is (means of integers: that total over the count; dot and vdot of integer
+- reductions over every element (axis=None) give 0-d Arrays, as the standard's; integer sums
+  there are exact, wrapped as numpy's int64 or uint64 total is (means of integers: that total
+  over the count, in float64; dot and vdot of integer
   vectors: the exact value, where numpy wraps in the input's dtype). Integer sums into an
   Array are int64 (signed input) or uint64, as numpy's, and argmin/argmax give int64.
 
@@ -511,6 +512,14 @@ def _reduce_into(name, x, axis, dt):
     return out
 
 
+def _scalar_array(value, dt, dev):
+    """The Python number @value (a reduction's exact result) as a 0-d Array of @dt on @dev: an
+    integer wrapped into dt as numpy's accumulator in it leaves it."""
+    if dt.kind in _INT_KINDS and isinstance(value, int):
+        value = _wrap(value, dt)
+    return asarray(numpy.asarray(value, dtype=dt), device=dev)
+
+
 def _value(a):
     """The value of the one-element Array @a, as a Python number."""
     return a.to_host()[0].item()
@@ -677,10 +686,9 @@ def _reduce_steps(name, x, axes, dt):
 
 def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=None):
     """numpy's reduction @name over @axis: None (every element), an int, or a tuple of ints
-    (argmin and argmax: one int or None). With axis=None, and neither @keepdims nor @out, the
-    result is a Python number (as float(numpy.sum(x)) would give; integer sums and means are
-    exact on every device); otherwise an Array of x's shape without the reduced axes (shape
-    () when none is left), or with them as length 1 (@keepdims).
+    (argmin and argmax: one int or None): an Array of x's shape without the reduced axes (shape
+    () when none is left: axis=None gives a 0-d Array, whose integer sums and means are exact
+    on every device), or with them as length 1 (@keepdims).
     @dtype (sum, prod and mean) is numpy's: the dtype the elements are taken in and the result is
     given in. @out, an Array of the result's shape, receives the result (converted to its
     dtype) and is returned. numpy's other keywords (initial, where) are refused."""
@@ -699,17 +707,17 @@ def _reduce(name, x, axis=None, dtype=None, out=None, keepdims=False, others=Non
         r = _reduce(name, astype(x, "uint8"), axis, None, None if out is None else empty(out.shape, "uint8", out.device),
                     keepdims)
         if out is None:
-            return builtins.bool(r) if not isinstance(r, Array) else astype(r, _BOOL)
+            return astype(r, _BOOL)
         _astype(None, r._ptr, out._ptr)
         return out
-    if axis is None and dtype is None and out is None and not keepdims:  # the common case: a number
+    if axis is None and dtype is None and out is None and not keepdims:  # the common case: every element
         dt = x.dtype
         if dt.kind in _INT_KINDS or name in ("argmin", "argmax"):
-            return _reduce_scalar(name, x, None, who)
-        return _value(_reduce_into(name, x, AXIS_ALL, dt))
+            return _scalar_array(_reduce_scalar(name, x, None, who), _reduction_dtype(name, x, None, who), x.device)
+        return reshape(_reduce_into(name, x, AXIS_ALL, dt), ())
     axes = _axes(x, axis, who, one_only=name in ("argmin", "argmax"))
     if axis is None and out is None and not keepdims:
-        return _reduce_scalar(name, x, dtype, who)
+        return _scalar_array(_reduce_scalar(name, x, dtype, who), _reduction_dtype(name, x, dtype, who), x.device)
     dt = _reduction_dtype(name, x, dtype, who)
     if not axes:  # numpy reduces over no axis: the elements themselves, in the result's dtype
         result = astype(x, _check_dtype(dt, x.device, who))
@@ -1185,13 +1193,38 @@ def _T(self):
     return transpose(self)
 
 
+def _index(a):
+    """operator.index(a) of a one-element integer Array (the standard's __index__), as an int."""
+    if a.dtype.kind not in _INT_KINDS:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array.__index__: a is %s; only integers are indices"
+                    % a.dtype.name)
+    return int(_item(a))
+
+
+def _format(a, spec):
+    """format(a, spec): a one-element Array formats as its value, as numpy's 0-d arrays do;
+    others as str(a), with an empty spec only."""
+    if a.size == 1:
+        return format(_item(a), spec)
+    if spec:
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array.__format__: spec %r for an Array of %d elements; "
+                    "only one element formats as a number" % (spec, a.size))
+    return str(a)
+
+
+def _defers(other):
+    return getattr(type(other), "__array_ufunc__", False) is None
+
+
 def _operators():
     """Array's operators and methods, each a function of its own name (so that a failure inside
     is reported as ``anygpu.Array.<name>``)."""
+    # An operand whose class sets __array_ufunc__ = None handles operators with arrays itself
+    # (NEP 13: pytest.approx, for one), so an operator gives it its turn, as numpy's do.
     def binop(name, reflected=False):
         if reflected:
-            return lambda self, other: _binary_op(name, other, self)
-        return lambda self, other: _binary_op(name, self, other)
+            return lambda self, other: NotImplemented if _defers(other) else _binary_op(name, other, self)
+        return lambda self, other: NotImplemented if _defers(other) else _binary_op(name, self, other)
 
     def inplace(name):
         return lambda self, other: _binary_op(name, self, other, out=self)
@@ -1217,6 +1250,7 @@ def _operators():
         "__getitem__": method(_getitem), "__setitem__": method(_setitem), "item": method(_item),
         "__bool__": lambda self: bool(_item(self)), "__float__": lambda self: float(_item(self)),
         "__int__": lambda self: int(_item(self)), "__complex__": lambda self: complex(_item(self)),
+        "__index__": method(_index), "__format__": method(_format),
         "ravel": method(ravel), "flatten": lambda self: ravel(self).copy(),
         "reshape": lambda self, *shape: reshape(self, *shape), "transpose": method(_array_transpose),
     })

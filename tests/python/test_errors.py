@@ -258,6 +258,7 @@ case("anygpu.Array.__array_ufunc__", UNSUPPORTED, lambda d: numpy.cbrt(f32(d)), 
      lambda d: numpy.add(f32(d), 1, where=True))
 case("anygpu.Array.__array_function__", UNSUPPORTED, lambda d: numpy.median(f32(d)),
      lambda d: numpy.linalg.norm(f32(d)))
+case("anygpu.Array.__index__", INVALID, lambda d: f32(d, ()).__index__())
 case("anygpu.Array.__iadd__", UNSUPPORTED, lambda d: i32(d).__iadd__(1.5))
 case("anygpu.Array.__matmul__", MISMATCH, lambda d: f32(d) @ f32(d))
 case("anygpu.Array.__rmatmul__", MISMATCH, lambda d: f32(d).__rmatmul__(f32(d)))

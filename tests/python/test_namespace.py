@@ -1,9 +1,11 @@
 """The array API standard's constants, dtypes and dtype functions (finfo, iinfo, isdtype,
 result_type, can_cast) against numpy 1.24's answers for every pair of anygpu's dtypes, and the
 view functions pow, matrix_transpose, broadcast_arrays and moveaxis against numpy on every
-device, with the arguments each refuses."""
+device, with the arguments each refuses; and the array object's parts of the standard:
+__array_namespace__, asarray's copy, 0-d results that act as numbers, numpy's protocols."""
 
 import math
+import operator
 
 import numpy
 import pytest
@@ -183,3 +185,16 @@ def test_numpy_functions_on_arrays_run_on_the_device(dev):
         numpy.median(x)
     with pytest.raises(TypeError, match="numpy.add.reduce has no anygpu counterpart"):
         numpy.add.reduce(x)
+
+
+def test_reductions_give_0d_arrays_that_act_as_numbers(dev):
+    x = anygpu.asarray(numpy.arange(6, dtype="int32"), device=dev)
+    total = anygpu.sum(x)
+    assert isinstance(total, anygpu.Array) and total.shape == () and total.dtype == numpy.int64
+    assert total == 15 and int(total) == 15 and operator.index(total) == 15 and ([0] * 16)[total] == 0
+    assert "%d, %.1f, %s" % (total, float(total), format(total, "03d")) == "15, 15.0, 015"
+    assert anygpu.max(x) == pytest.approx(5)
+    with pytest.raises(anygpu.InvalidArgumentError, match="__index__: a is float32"):
+        operator.index(anygpu.sum(anygpu.ones(2, "float32", dev)))
+    with pytest.raises(anygpu.InvalidArgumentError, match="__format__: spec '.1f' for an Array of 6"):
+        format(x, ".1f")

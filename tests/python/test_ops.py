@@ -257,7 +257,7 @@ def test_reduction(dev, dtype, name):
         assert_close(getattr(anygpu, name)(x, axis), reduce_want(name, a, axis), scale=10)
     assert_close(getattr(x, name)(1), reduce_want(name, a, 1), scale=10)
     got = getattr(anygpu, name)(x)
-    assert isinstance(got, (int, float, complex))  # axis=None: a Python scalar
+    assert isinstance(got, anygpu.Array) and got.shape == ()  # axis=None: a 0-d Array, as the standard's
     assert_close(got, reduce_want(name, a, None), scale=10)
     one = getattr(anygpu, name)(x[0], 0)  # a 1-D array along its axis: 0-d, as numpy gives
     assert one.shape == ()
@@ -384,11 +384,11 @@ def test_integer_sum_and_mean_are_exact(dev, dtype, n):
     x = put(dev, a)
     want = int(a.astype(numpy.int64).sum())
     got = anygpu.sum(x)
-    assert type(got) is int and got == want
+    assert got.shape == () and got.dtype == numpy.sum(a).dtype and int(got) == want
     assert x.sum() == want == numpy.sum(x)  # numpy.sum calls x.sum(axis=None, dtype=None, out=None)
     assert anygpu.sum(x.reshape(-1, 1) if n > 1 else x) == want
     mean = anygpu.mean(x)
-    assert type(mean) is float and mean == want / n == numpy.mean(a)
+    assert mean.shape == () and mean.dtype == numpy.float64 and float(mean) == want / n == numpy.mean(a)
 
 
 @pytest.mark.parametrize("dtype", list(WRAPPING))
@@ -434,7 +434,7 @@ def test_integer_sums_accumulate_in_64_bits_as_numpy(dev):
     assert got.dtype == numpy.uint64
     numpy.testing.assert_array_equal(got.to_host(), u.sum(0))  # 2^64 wraps to 0, as numpy's
     i = numpy.array([2 ** 63 - 1, 1, -5], dtype="int64")
-    assert anygpu.sum(put(dev, i)) == int(i.sum())  # INT64_MIN - 5 + ... wrapped as numpy's
+    assert int(anygpu.sum(put(dev, i))) == int(i.sum())  # INT64_MIN - 5 + ... wrapped as numpy's
 
 
 # ---- numpy's reduction keywords and several axes -----------------------------------------------
@@ -474,7 +474,7 @@ def test_reduction_dtype_out_and_refusals(dev):
     assert anygpu.sum(x, dtype="uint8") == int(numpy.sum(a, dtype="uint8"))  # numpy's accumulator wraps
     assert_close(anygpu.sum(x, axis=0, dtype="uint8"), numpy.sum(a, axis=0, dtype="uint8"))
     assert_close(anygpu.sum(x, axis=1, dtype="float32"), numpy.sum(a, axis=1, dtype="float32"))
-    assert anygpu.mean(x, dtype="float32") == pytest.approx(float(numpy.mean(a, dtype="float32")), rel=1e-6)
+    assert float(anygpu.mean(x, dtype="float32")) == pytest.approx(float(numpy.mean(a, dtype="float32")), rel=1e-6)
     out = anygpu.zeros(5, "float32", dev)
     assert anygpu.sum(x, axis=0, out=out) is out  # converted into out's dtype
     one = anygpu.zeros((), "int32", dev)  # 0-d, as numpy.sum(a, out=...) of every element takes
@@ -553,7 +553,7 @@ def test_bool_arrays_compare_select_convert_and_count_as_numpy(dev):
     numpy.testing.assert_array_equal(anygpu.astype(put(dev, c), "bool").to_host(), c.astype(bool))
     assert anygpu.sum(x) == a.sum() == 3
     assert_close(anygpu.sum(x, axis=0), a.sum(axis=0))  # int64, as numpy's
-    assert anygpu.max(x) is True and anygpu.min(x) is False
+    assert anygpu.max(x).dtype == numpy.bool_ and bool(anygpu.max(x)) is True and bool(anygpu.min(x)) is False
     assert_close(anygpu.min(x, axis=1), a.min(axis=1))
     assert_close(anygpu.max(x, axis=0, keepdims=True), a.max(axis=0, keepdims=True))
     assert anygpu.argmax(x) == a.argmax() and anygpu.argmin(x) == a.argmin()
