@@ -54,6 +54,7 @@ typedef struct totals {
   bool any_learn;    /* a learning table was printed */
   bool any_multi;    /* a batch split table was printed */
   bool any_python;   /* a Python binding overhead table was printed */
+  bool any_arrays;   /* a cumulative sum and sort table was printed */
 } totals;
 
 const char *dtype_short(bool f32);
@@ -133,6 +134,13 @@ bool python_selected(const char *only);
 int python_child(const char *spec);
 int python_device(const char *self, const device_entry *d, bool csv, totals *tot);
 void python_footer(const totals *tot);
+
+/* ---- the cumulative sum and sort rows (arrays.c) ---------------------------------------- */
+
+unsigned arrays_mask(const char *only);
+int arrays_child(const char *spec, const char *dtype_name);
+int arrays_device(const char *self, const device_entry *d, bool f32, unsigned rows, bool csv, totals *tot);
+void arrays_footer(const totals *tot);
 
 /* ---- the Python peer (peer.c) ----------------------------------------------------------- */
 

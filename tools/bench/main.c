@@ -25,7 +25,8 @@ static void usage(FILE *f) {
           "                 bpdn, tvl1, tvl2, rpca, cbpdn) or one of them; learn (the rows adam,\n"
           "                 rml-epoch, mlp-epoch) or one of them; multi (a batch split over\n"
           "                 --device's set, else over each group of like devices); python (the\n"
-          "                 Python binding's overhead on c = a + b against C and numpy); or\n"
+          "                 Python binding's overhead on c = a + b against C and numpy); arrays\n"
+          "                 (the rows cumsum-2^24, sort-2^24, argsort-2^24) or one of them; or\n"
           "                 first-launch\n"
           "  --csv          comma-separated rows instead of a table\n"
           "Exit status: 0 on success, 1 when a measurement fails or a result is wrong, 2 on a\n"
@@ -46,8 +47,9 @@ static void print_footer(const totals *tot) {
   learn_footer(tot);
   multi_footer(tot);
   python_footer(tot);
+  arrays_footer(tot);
   if (tot->peer[0] || tot->peer[1] || tot->any_linalg || tot->any_azint || tot->any_template || tot->any_solvers ||
-      tot->any_learn)
+      tot->any_learn || tot->any_arrays)
     printf("ratio: anygpu's figure / the peer's; above 1 anygpu is faster.\n");
   stream_footer_rounds(tot);
 }
@@ -167,6 +169,8 @@ int main(int argc, char **argv) {
     return multi_child(argv[2]);
   if (argc == 3 && strcmp(argv[1], "--python-child") == 0)
     return python_child(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "--arrays-child") == 0)
+    return arrays_child(argv[2], argv[3]);
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
       spec = argv[++i];
@@ -188,14 +192,16 @@ int main(int argc, char **argv) {
   }
   bool launch_rows = only == NULL || strcmp(only, "first-launch") == 0;
   unsigned mask = stream_mask(only), rows = linalg_mask(only), az = azint_mask(only), sv = solvers_mask(only),
-           ln = learn_mask(only);
+           ln = learn_mask(only), ar = arrays_mask(only);
   bool tm = template_selected(only), mu = multi_selected(only), py = python_selected(only);
-  if (only != NULL && mask == 0 && rows == 0 && az == 0 && !tm && sv == 0 && ln == 0 && !mu && !py && !launch_rows) {
+  if (only != NULL && mask == 0 && rows == 0 && az == 0 && !tm && sv == 0 && ln == 0 && !mu && !py && ar == 0 &&
+      !launch_rows) {
     fprintf(stderr,
             "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt; gemm or gemm-N for N = "
             "512, 1024, 2048, 4096; fft, fft2d-N for N = 512, 1024, 2048 or fft1d-batched-N for N = 256, 4096; "
             "azint, azint1d, azint2d or azint2d-batch32; template-match; solvers, bpdn, tvl1, tvl2, rpca or "
-            "cbpdn; learn, adam, rml-epoch or mlp-epoch; multi; python; or first-launch)\n",
+            "cbpdn; learn, adam, rml-epoch or mlp-epoch; multi; python; arrays, cumsum-2^24, sort-2^24 or "
+            "argsort-2^24; or first-launch)\n",
             only);
     return 2;
   }
@@ -234,9 +240,11 @@ int main(int argc, char **argv) {
       rc |= learn_device(self, &devs[i], f32, ln, csv, &tot);
     if (py)
       rc |= python_device(self, &devs[i], csv, &tot);
+    if (ar != 0)
+      rc |= arrays_device(self, &devs[i], f32, ar, csv, &tot);
     /* The host compiles nothing, so its first launch is measured only when asked for by name. */
     if (launch_rows && (spec != NULL || strcmp(devs[i].spec, "host") != 0)) {
-      if (!csv && (mask != 0 || rows != 0 || az != 0 || tm || sv != 0 || ln != 0 || py))
+      if (!csv && (mask != 0 || rows != 0 || az != 0 || tm || sv != 0 || ln != 0 || py || ar != 0))
         printf("\n");
       rc |= first_launch(self, spec != NULL ? spec : devs[i].spec, csv);
     }

@@ -51,6 +51,14 @@
    row's data and runs a first call, "ready MS" (or "skip REASON"); "round" times one call,
    "time MS"; anything else drops the data, "ok".
 
+   peer_arrays.py: the array rows' peer (arrays.c), numpy on the CPU whatever the device. argv:
+   cpu N float32|float64 SEED: it makes arrays.c's data from SEED itself. "setup ROW" (cumsum-,
+   sort- or argsort-2^24) runs a checked call and a warm-up call (for the sorts, the stable sort
+   and numpy's default one), "ready SUM" with the exact sum of the data, which arrays.c compares
+   with its own (or "skip REASON"); "round" times one call, "time MS", for the sorts "time MS
+   DEFAULT_MS" with the default sort timed after it; anything else checks the last calls and
+   drops them, "ok". Exits 1 with a message when a check fails.
+
    peer_python.py: the Python binding's peer (python.c). argv: cpu PYTHON_DIR LIBRARY SPEC: it
    imports the anygpu package from PYTHON_DIR with ANYGPU_LIBRARY=LIBRARY, opens SPEC and prints
    "ready" (or exits 1 saying why). "size N" times c = a + b on N float32 elements, through
