@@ -1,9 +1,10 @@
 /* tools/bench/arrays.c — the array rows (--only arrays): ag_cumulative_sum, ag_sort and
    ag_argsort of 2^24 elements along the one axis of a 1-D array, next to numpy.cumsum,
    numpy.sort and numpy.argsort (peer_arrays.py; the sorts stable, and numpy's default sort
-   beside them). The measurement runs in a child process per device (--arrays-child), which
-   checks the results of each row's first and last calls; the parent alternates its rounds
-   with the peer's and prints the rows. */
+   beside them), and ag_unique's values and counts of 2^22 elements with many repeats, next to
+   numpy.unique(x, return_counts=True). The measurement runs in a child process per device
+   (--arrays-child), which checks the results of each row's first and last calls; the parent
+   alternates its rounds with the peer's and prints the rows. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,14 @@
    made the same data. */
 #define AR_N ((size_t)1 << 24)
 #define AR_SEED 0x243f6a8885a308d3ull
+
+/* The unique row's length and data: the same rule with r_i the top 16 bits, x[i] = (r_i - 2^15)
+   / 2^15, multiples of 2^-15 in [-1, 1): 2^22 draws of 2^16 values, each value about 64 times
+   (all 65536 of them drawn). Its partial sums are multiples of 2^-15 below 2^22 in magnitude,
+   exact in float64 too. */
+#define AR_UNIQUE_N ((size_t)1 << 22)
+#define AR_BITS 24
+#define AR_UNIQUE_BITS 16
 
 /* Each row: one checked call and one warm-up call on each side, then rounds of one anygpu call
    and one peer call (each side first in turn), at most AR_MAX_ROUNDS, fewer once both sides'
@@ -40,14 +49,20 @@
 #define AR_TOL_F32 0x1p-19
 #define AR_TOL_F64 0x1p-48
 
-enum { A_CUMSUM, A_SORT, A_ARGSORT, A_COUNT };
+enum { A_CUMSUM, A_SORT, A_ARGSORT, A_UNIQUE, A_COUNT };
 
+/* Each row's length and data (the top @p bits of each draw; @p set: which of ar_state's data
+   sets), and whether the peer also times numpy's default sort. */
 static const struct ar_row {
   const char *name;
+  size_t n;
+  int bits, set;
+  bool default_sort;
 } ar_rows[A_COUNT] = {
-    [A_CUMSUM] = {"cumsum-2^24"},
-    [A_SORT] = {"sort-2^24"},
-    [A_ARGSORT] = {"argsort-2^24"},
+    [A_CUMSUM] = {"cumsum-2^24", AR_N, AR_BITS, 0, false},
+    [A_SORT] = {"sort-2^24", AR_N, AR_BITS, 0, true},
+    [A_ARGSORT] = {"argsort-2^24", AR_N, AR_BITS, 0, true},
+    [A_UNIQUE] = {"unique-2^22", AR_UNIQUE_N, AR_UNIQUE_BITS, 1, false},
 };
 
 #define AR_ALL ((1u << A_COUNT) - 1)
@@ -73,16 +88,27 @@ static uint64_t ar_next(uint64_t *s) {
 
 /* ---- the measurement (in a child process per device) ------------------------------------ */
 
+/* A row's data: on the device (x) and exactly on the host (xd), made at the first row that
+   uses them and kept. */
+typedef struct ar_set {
+  ag_array *x;
+  double *xd;
+} ar_set;
+
 typedef struct ar_state {
   ag_dtype t;
   ag_device *dev;
   ag_queue *q;
-  const struct ar_row *row; /* the row set up, NULL between rows */
-  ag_array *x, *out;        /* x is made at the first row and kept */
-  double *xd;               /* the data, exactly */
-  double *sorted;           /* xd sorted on the host, made at the first sort row */
-  void *host;               /* AR_N elements of 8 bytes: the upload, then the results read back */
-  unsigned char *seen;      /* AR_N flags, argsort's check */
+  const struct ar_row *row;  /* the row set up, NULL between rows */
+  ar_set sets[2];            /* the 2^24 rows' data, the unique row's */
+  ag_array *out;             /* the output of cumsum, sort and argsort */
+  ag_array *values, *counts; /* ag_unique's outputs of its last call, made by it */
+  double *sorted;            /* the 2^24 rows' data sorted on the host, made at the first sort row */
+  double *uvalues;           /* the unique row's distinct values, ascending, on the host */
+  int64_t *ucounts;          /* and their occurrences */
+  size_t ucount;             /* how many */
+  void *host;                /* AR_N elements of 8 bytes: the upload, then the results read back */
+  unsigned char *seen;       /* AR_N flags, argsort's check */
 } ar_state;
 
 /* malloc, or the end of this child when the host has no memory left. */
@@ -104,14 +130,43 @@ static int ar_by_value(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* One call of the row. ag_unique makes its outputs: release them (ar_release) before. */
 static ag_status ar_call(void *ctx, int which) {
   (void)which;
   ar_state *s = ctx;
+  const ag_array *x = s->sets[s->row->set].x;
   if (s->row == &ar_rows[A_CUMSUM])
-    return ag_cumulative_sum(s->q, s->x, 0, s->out);
+    return ag_cumulative_sum(s->q, x, 0, s->out);
   if (s->row == &ar_rows[A_SORT])
-    return ag_sort(s->q, s->x, 0, false, s->out);
-  return ag_argsort(s->q, s->x, 0, false, s->out);
+    return ag_sort(s->q, x, 0, false, s->out);
+  if (s->row == &ar_rows[A_ARGSORT])
+    return ag_argsort(s->q, x, 0, false, s->out);
+  return ag_unique(s->q, x, &s->values, NULL, NULL, &s->counts);
+}
+
+/* Frees ag_unique's outputs of the last call. */
+static void ar_release(ar_state *s) {
+  ag_array_free(s->values);
+  ag_array_free(s->counts);
+  s->values = s->counts = NULL;
+}
+
+/* One timed call, in ms: for the rows into an output, with events (event_time); for ag_unique,
+   which waits for a count read back from the device within the call and only then enqueues
+   its last launches, with the host clock from an idle queue until the queue is idle again after
+   the call has returned. The last call's outputs are freed before the clock starts. */
+static ag_status ar_round(ar_state *s, double *ms) {
+  if (s->row != &ar_rows[A_UNIQUE])
+    return event_time(s->q, ar_call, s, 0, ms);
+  ar_release(s);
+  ag_status st = ag_queue_finish(s->q);
+  double t0 = now_ms();
+  if (st == AG_OK)
+    st = ar_call(s, 0);
+  if (st == AG_OK)
+    st = ag_queue_finish(s->q);
+  *ms = now_ms() - t0;
+  return st;
 }
 
 static int ar_wrong(const ar_state *s, const char *when, const char *what, size_t i, double got, double want) {
@@ -120,18 +175,52 @@ static int ar_wrong(const ar_state *s, const char *when, const char *what, size_
   return 1;
 }
 
+/* ag_unique's outputs against the host's distinct values and their counts: both 1-D, of the
+   host's length, values of x's dtype equal to the host's element for element, counts (int64)
+   equal to the host's. */
+static int ar_check_unique(ar_state *s, const char *when) {
+  size_t nv = ag_array_size(s->values), nc = ag_array_size(s->counts);
+  if (ag_array_ndim(s->values) != 1 || ag_array_ndim(s->counts) != 1 || ag_array_dtype(s->values) != s->t ||
+      ag_array_dtype(s->counts) != AG_I64 || nv != s->ucount || nc != s->ucount) {
+    fprintf(stderr,
+            "anygpu-bench: %s (%s), %s: values are %d-D %s of %zu, counts %d-D %s of %zu; expected 1-D %s and "
+            "int64 of %zu\n",
+            s->row->name, ag_dtype_name(s->t), when, ag_array_ndim(s->values), ag_dtype_name(ag_array_dtype(s->values)),
+            nv, ag_array_ndim(s->counts), ag_dtype_name(ag_array_dtype(s->counts)), nc, ag_dtype_name(s->t),
+            s->ucount);
+    return 1;
+  }
+  if (ag_array_to_host(s->values, s->host, ag_array_nbytes(s->values)) != AG_OK)
+    return fail(s->row->name);
+  for (size_t i = 0; i < nv; i++) {
+    double v = ar_load(s->t, s->host, i);
+    if (v != s->uvalues[i])
+      return ar_wrong(s, when, "value", i, v, s->uvalues[i]);
+  }
+  if (ag_array_to_host(s->counts, s->host, ag_array_nbytes(s->counts)) != AG_OK)
+    return fail(s->row->name);
+  const int64_t *c = s->host;
+  for (size_t i = 0; i < nc; i++)
+    if (c[i] != s->ucounts[i])
+      return ar_wrong(s, when, "count", i, (double)c[i], (double)s->ucounts[i]);
+  return 0;
+}
+
 /* Checks the output of the last call against the host's: the cumulative sum within the
    tolerance of the running sum of |x|; the sort equal to the host's qsort, element for element;
    the argsort a permutation of 0..N-1 that takes x to ascending order, equal values in the
-   order of their indices. */
+   order of their indices; unique as ar_check_unique. */
 static int ar_check(ar_state *s, const char *when) {
+  if (s->row == &ar_rows[A_UNIQUE])
+    return ar_check_unique(s, when);
+  const double *xd = s->sets[s->row->set].xd;
   if (ag_array_to_host(s->out, s->host, ag_array_nbytes(s->out)) != AG_OK)
     return fail(s->row->name);
   if (s->row == &ar_rows[A_CUMSUM]) {
     double sum = 0, mag = 0, tol = s->t == AG_F32 ? AR_TOL_F32 : AR_TOL_F64;
     for (size_t i = 0; i < AR_N; i++) {
-      sum += s->xd[i];
-      mag += fabs(s->xd[i]);
+      sum += xd[i];
+      mag += fabs(xd[i]);
       double v = ar_load(s->t, s->host, i);
       if (!(fabs(v - sum) <= tol * mag))
         return ar_wrong(s, when, "element", i, v, sum);
@@ -155,7 +244,7 @@ static int ar_check(ar_state *s, const char *when) {
       s->seen[k] = 1;
       if (i == 0)
         continue;
-      double v = s->xd[k], prev = s->xd[idx[i - 1]];
+      double v = xd[k], prev = xd[idx[i - 1]];
       if (v < prev || (v == prev && k < idx[i - 1])) {
         fprintf(stderr,
                 "anygpu-bench: %s (%s), %s: indices %zu, %zu are %lld, %lld, of x = %.17g, %.17g: %s\n",
@@ -168,22 +257,48 @@ static int ar_check(ar_state *s, const char *when) {
   return 0;
 }
 
-/* The data, on the host (xd, once) and on the device (x, once). */
-static ag_status ar_data(ar_state *s) {
-  if (s->x != NULL)
+/* Row @p row's data, on the host (xd, once) and on the device (x, once): x[i] = (r_i -
+   2^(bits-1)) / 2^(bits-1), r_i the top bits of the i-th draw from AR_SEED. */
+static ag_status ar_data(ar_state *s, const struct ar_row *row) {
+  ar_set *d = &s->sets[row->set];
+  if (d->x != NULL)
     return AG_OK;
-  s->xd = ar_alloc(AR_N * sizeof *s->xd);
-  s->host = ar_alloc(AR_N * 8);
+  if (s->host == NULL)
+    s->host = ar_alloc(AR_N * 8);
+  d->xd = ar_alloc(row->n * sizeof *d->xd);
   uint64_t seed = AR_SEED;
-  for (size_t i = 0; i < AR_N; i++) {
-    s->xd[i] = (double)((int64_t)(ar_next(&seed) >> 40) - ((int64_t)1 << 23)) * 0x1p-23;
+  const int64_t half = (int64_t)1 << (row->bits - 1);
+  for (size_t i = 0; i < row->n; i++) {
+    d->xd[i] = ldexp((double)((int64_t)(ar_next(&seed) >> (64 - row->bits)) - half), 1 - row->bits);
     if (s->t == AG_F32)
-      ((float *)s->host)[i] = (float)s->xd[i];
+      ((float *)s->host)[i] = (float)d->xd[i];
     else
-      ((double *)s->host)[i] = s->xd[i];
+      ((double *)s->host)[i] = d->xd[i];
   }
-  const size_t shape[1] = {AR_N};
-  return ag_array_from_host(s->dev, s->t, 1, shape, s->host, &s->x);
+  const size_t shape[1] = {row->n};
+  return ag_array_from_host(s->dev, s->t, 1, shape, s->host, &d->x);
+}
+
+/* The unique row's answer on the host: its data sorted with qsort, then each run of equal
+   values once, with its length. */
+static void ar_unique_host(ar_state *s, const struct ar_row *row) {
+  const double *xd = s->sets[row->set].xd;
+  double *v = ar_alloc(row->n * sizeof *v);
+  memcpy(v, xd, row->n * sizeof *v);
+  qsort(v, row->n, sizeof *v, ar_by_value);
+  int64_t *c = ar_alloc(row->n * sizeof *c);
+  size_t k = 0;
+  for (size_t i = 0; i < row->n; i++) {
+    if (k > 0 && v[i] == v[k - 1]) {
+      c[k - 1]++;
+    } else {
+      v[k] = v[i];
+      c[k++] = 1;
+    }
+  }
+  s->uvalues = v;
+  s->ucounts = c;
+  s->ucount = k;
 }
 
 /* "setup ROW": the row's output, a checked call and a warm-up call, then "ready SUM" with the
@@ -204,18 +319,22 @@ static int ar_setup(ar_state *s, const char *name) {
     printf("skip %s has no float64 (try --float)\n", info.spec);
     return 0;
   }
-  if (ar_data(s) != AG_OK)
+  if (ar_data(s, row) != AG_OK)
     return fail("uploading the data");
   if (row == &ar_rows[A_SORT] && s->sorted == NULL) {
     s->sorted = ar_alloc(AR_N * sizeof *s->sorted);
-    memcpy(s->sorted, s->xd, AR_N * sizeof *s->sorted);
+    memcpy(s->sorted, s->sets[row->set].xd, AR_N * sizeof *s->sorted);
     qsort(s->sorted, AR_N, sizeof *s->sorted, ar_by_value);
   }
   if (row == &ar_rows[A_ARGSORT] && s->seen == NULL)
     s->seen = ar_alloc(AR_N);
+  if (row == &ar_rows[A_UNIQUE] && s->uvalues == NULL)
+    ar_unique_host(s, row);
   s->row = row;
-  const size_t shape[1] = {AR_N};
-  ag_status st = ag_array_create(s->dev, row == &ar_rows[A_ARGSORT] ? AG_I64 : s->t, 1, shape, &s->out);
+  const size_t shape[1] = {row->n};
+  ag_status st = AG_OK;
+  if (row != &ar_rows[A_UNIQUE])
+    st = ag_array_create(s->dev, row == &ar_rows[A_ARGSORT] ? AG_I64 : s->t, 1, shape, &s->out);
   if (st == AG_OK)
     st = ar_call(s, 0);
   if (st == AG_OK)
@@ -224,6 +343,7 @@ static int ar_setup(ar_state *s, const char *name) {
     printf("skip %s\n", ag_last_error());
     ag_array_free(s->out);
     s->out = NULL;
+    ar_release(s);
     s->row = NULL;
     return 0;
   }
@@ -231,11 +351,12 @@ static int ar_setup(ar_state *s, const char *name) {
     return fail(name);
   if (ar_check(s, "the first call") != 0)
     return 1;
+  ar_release(s);
   if (ar_call(s, 0) != AG_OK)
     return fail(name);
   double sum = 0;
-  for (size_t i = 0; i < AR_N; i++)
-    sum += s->xd[i];
+  for (size_t i = 0; i < row->n; i++)
+    sum += s->sets[row->set].xd[i];
   printf("ready %.17g\n", sum);
   return 0;
 }
@@ -261,7 +382,7 @@ int arrays_child(const char *spec, const char *dtype_name) {
       fprintf(stderr, "anygpu-bench: \"%s\" with no row set up\n", cmd);
       rc = 1;
     } else if (strcmp(cmd, "round") == 0) {
-      if (event_time(s.q, ar_call, &s, 0, &ms) != AG_OK)
+      if (ar_round(&s, &ms) != AG_OK)
         rc = fail(s.row->name);
       else
         printf("time %.6f\n", ms);
@@ -269,6 +390,7 @@ int arrays_child(const char *spec, const char *dtype_name) {
       rc = ar_check(&s, "the last round");
       ag_array_free(s.out);
       s.out = NULL;
+      ar_release(&s);
       s.row = NULL;
       if (rc == 0 && ag_device_trim(s.dev) != AG_OK)
         rc = fail("trimming the pool");
@@ -281,9 +403,14 @@ int arrays_child(const char *spec, const char *dtype_name) {
     fflush(stdout);
   }
   ag_array_free(s.out);
-  ag_array_free(s.x);
-  free(s.xd);
+  ar_release(&s);
+  for (int k = 0; k < 2; k++) {
+    ag_array_free(s.sets[k].x);
+    free(s.sets[k].xd);
+  }
   free(s.sorted);
+  free(s.uvalues);
+  free(s.ucounts);
   free(s.host);
   free(s.seen);
   return rc;
@@ -291,9 +418,9 @@ int arrays_child(const char *spec, const char *dtype_name) {
 
 /* ---- the parent's side ------------------------------------------------------------------ */
 
-/* Million elements a second for a call of @p ms; 0 for none. */
-static double ar_rate(double ms) {
-  return isfinite(ms) && ms > 0 ? (double)AR_N / (ms * 1e3) : 0;
+/* Million elements of @p row's input a second for a call of @p ms; 0 for none. */
+static double ar_rate(const struct ar_row *row, double ms) {
+  return isfinite(ms) && ms > 0 ? (double)row->n / (ms * 1e3) : 0;
 }
 
 /* Prints a row: anygpu's rate, the peer's and the ratio, and for the sorts numpy's default
@@ -301,7 +428,7 @@ static double ar_rate(double ms) {
    second line of the row, with "numpy-default" as its peer. */
 static void ar_print(const device_entry *d, const struct ar_row *row, bool f32, bool csv, double value,
                      const char *peer_name, double peer_value, double default_value, int rounds) {
-  bool sorts = row != &ar_rows[A_CUMSUM];
+  bool sorts = row->default_sort;
   char v[32] = "-", pv[32] = "", ratio[32] = "", dv[32] = "", dratio[32] = "", nr[16] = "";
   if (value > 0)
     snprintf(v, sizeof v, csv ? "%.2f" : "%.1f", value);
@@ -322,10 +449,10 @@ static void ar_print(const device_entry *d, const struct ar_row *row, bool f32, 
   if (rounds > 0)
     snprintf(nr, sizeof nr, "%d", rounds);
   if (csv) {
-    printf("%s,%s,%s,%zu,%s,Melem/s,,%s,%s,%s\n", d->spec, row->name, dtype_short(f32), AR_N, v,
+    printf("%s,%s,%s,%zu,%s,Melem/s,,%s,%s,%s\n", d->spec, row->name, dtype_short(f32), row->n, v,
            peer_value > 0 ? peer_name : pv, peer_value > 0 ? pv : "", ratio);
     if (default_value > 0)
-      printf("%s,%s,%s,%zu,%s,Melem/s,,%s-default,%s,%s\n", d->spec, row->name, dtype_short(f32), AR_N, v,
+      printf("%s,%s,%s,%zu,%s,Melem/s,,%s-default,%s,%s\n", d->spec, row->name, dtype_short(f32), row->n, v,
              peer_name, dv, dratio);
   } else {
     printf("  %-14s %9s %-7s %12s %8s %15s %6s\n", row->name, v, peer_name, pv, ratio, dv, nr);
@@ -354,8 +481,8 @@ int arrays_device(const char *self, const device_entry *d, bool f32, unsigned ro
   }
   if (!csv) {
     tot->any_arrays = true;
-    printf("\n%s: %s (%s, %.2f GiB); cumulative sum, sort and argsort of %zu %s\n", d->spec, d->name, d->type,
-           (double)d->memory / (1024.0 * 1024 * 1024), AR_N, f32 ? "float32" : "float64");
+    printf("\n%s: %s (%s, %.2f GiB); cumulative sum, sort, argsort and unique, %s\n", d->spec, d->name, d->type,
+           (double)d->memory / (1024.0 * 1024 * 1024), f32 ? "float32" : "float64");
     printf("  %-14s %9s %-7s %12s %8s %15s %6s\n", "row", "Melem/s", "peer", "peer Melem/s", "ratio",
            "default Melem/s", "rounds");
   }
@@ -365,9 +492,10 @@ int arrays_device(const char *self, const device_entry *d, bool f32, unsigned ro
     const struct ar_row *row = &ar_rows[r];
     if (!(rows & (1u << r)))
       continue;
-    bool sorts = r != A_CUMSUM;
-    char cmd[64], sum[64] = "", peer_sum[64] = "";
+    bool sorts = row->default_sort;
+    char cmd[64], peer_cmd[96], sum[64] = "", peer_sum[64] = "";
     snprintf(cmd, sizeof cmd, "setup %s", row->name);
+    snprintf(peer_cmd, sizeof peer_cmd, "setup %s %zu %d", row->name, row->n, row->bits);
     if (coproc_ask(&child, cmd, line, sizeof line) == NULL ||
         (sscanf(line, "ready %63s", sum) != 1 && strncmp(line, "skip ", 5) != 0)) {
       rc = 1;
@@ -388,7 +516,7 @@ int arrays_device(const char *self, const device_entry *d, bool f32, unsigned ro
     }
     /* peer: the peer runs this row; lost: it failed (its rows show "-" from then on). */
     bool peer = py_on, lost = false;
-    if (peer && coproc_ask(&py, cmd, line, sizeof line) == NULL) {
+    if (peer && coproc_ask(&py, peer_cmd, line, sizeof line) == NULL) {
       lost = true;
     } else if (peer && strncmp(line, "skip ", 5) == 0) {
       fprintf(stderr, "anygpu-bench: %s on %s, the %s peer: %s\n", row->name, d->spec, peer_name, line + 5);
@@ -436,7 +564,8 @@ int arrays_device(const char *self, const device_entry *d, bool f32, unsigned ro
     if (!peer || lost)
       peer_best = default_best = INFINITY;
     if (rc == 0)
-      ar_print(d, row, f32, csv, ar_rate(best), peer_name, ar_rate(peer_best), ar_rate(default_best), rounds);
+      ar_print(d, row, f32, csv, ar_rate(row, best), peer_name, ar_rate(row, peer_best), ar_rate(row, default_best),
+               rounds);
   }
   int code = coproc_end(&child);
   if (rc != 0 || code != 0) {
@@ -456,21 +585,29 @@ void arrays_footer(const totals *tot) {
          "  sort-2^24: ag_sort, ascending, into another array (a stable LSD radix sort); argsort-2^24:\n"
          "  ag_argsort, ascending, its int64 indices into another array. The data, from a fixed seed:\n"
          "  multiples of 2^-23 in [-1, 1), exact in float32, about 63 %% of them sharing their value\n"
-         "  with another. Melem/s = elements / the call's best time, 1e6 per second: after one\n"
-         "  checked call and one warm-up call on each side, anygpu's and the peer's calls alternate,\n"
-         "  each side first in turn, at most %d rounds, fewer once both sides' measured time passes\n"
-         "  %.0f s but at least %d. anygpu's call is timed with ag_event_record/ag_event_elapsed_ms\n"
-         "  until it has finished (the host clock around ag_queue_finish where the driver gives no\n"
-         "  timestamps); the input is on the device before and the result stays there, so no\n"
-         "  transfer is timed. Each side's first and last calls are checked: the cumulative sum\n"
-         "  against the host's float64 sums (exact for these data), within 2^%d (float32) or 2^%d\n"
-         "  (float64) of the running sum of |x|; the sort equal to the host's qsort; the argsort a\n"
-         "  permutation taking x to ascending order, equal values in the order of their indices.\n"
+         "  with another. unique-2^22: ag_unique of %zu elements, its values and counts wanted (new\n"
+         "  arrays, freed after the clock stops); the data, from the same seed: multiples of 2^-15 in\n"
+         "  [-1, 1), %d distinct values about %zu times each. Melem/s = input elements / the call's\n"
+         "  best time, 1e6 per second: after one checked call and one warm-up call on each side,\n"
+         "  anygpu's and the peer's calls alternate, each side first in turn, at most %d rounds,\n"
+         "  fewer once both sides' measured time passes %.0f s but at least %d. anygpu's call is timed\n"
+         "  with ag_event_record/ag_event_elapsed_ms until it has finished (the host clock around\n"
+         "  ag_queue_finish where the driver gives no timestamps); ag_unique, which waits within the\n"
+         "  call for a count read back from the device, with the host clock from an idle queue until\n"
+         "  the queue is idle again after the call. The input is on the device before and the result\n"
+         "  stays there, so no transfer is timed beyond ag_unique's count. Each side's first and last\n"
+         "  calls are checked: the cumulative sum against the host's float64 sums (exact for these\n"
+         "  data), within 2^%d (float32) or 2^%d (float64) of the running sum of |x|; the sort equal\n"
+         "  to the host's qsort; the argsort a permutation taking x to ascending order, equal values\n"
+         "  in the order of their indices; unique's values and counts equal to the distinct values\n"
+         "  and their occurrences in the host's qsort of the data (numpy's peer: in a bincount).\n"
          "peer: numpy on the CPU, whatever the device, on the same data: np.cumsum(x, out=y),\n"
          "  np.sort(x, kind=\"stable\"), np.argsort(x, kind=\"stable\") (these two allocate their\n"
-         "  results: numpy has no out= for them), timed with time.perf_counter; the ratio of the sort\n"
-         "  rows is against these stable sorts. default Melem/s: numpy's default sort, np.sort(x)\n"
-         "  and np.argsort(x) (kind \"quicksort\", not stable), timed in the same rounds after the\n"
-         "  stable one; in CSV a second line of the row, its peer numpy-default.\n",
-         AR_N, AR_MAX_ROUNDS, AR_TIME_CAP_MS * 1e-3, AR_MIN_ROUNDS, ilogb(AR_TOL_F32), ilogb(AR_TOL_F64));
+         "  results: numpy has no out= for them), np.unique(x, return_counts=True), timed with\n"
+         "  time.perf_counter; the ratio of the sort rows is against these stable sorts. default\n"
+         "  Melem/s: numpy's default sort, np.sort(x) and np.argsort(x) (kind \"quicksort\", not\n"
+         "  stable), timed in the same rounds after the stable one; in CSV a second line of the row,\n"
+         "  its peer numpy-default.\n",
+         AR_N, AR_UNIQUE_N, 1 << AR_UNIQUE_BITS, AR_UNIQUE_N >> AR_UNIQUE_BITS, AR_MAX_ROUNDS,
+         AR_TIME_CAP_MS * 1e-3, AR_MIN_ROUNDS, ilogb(AR_TOL_F32), ilogb(AR_TOL_F64));
 }

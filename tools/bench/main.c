@@ -26,8 +26,8 @@ static void usage(FILE *f) {
           "                 rml-epoch, mlp-epoch) or one of them; multi (a batch split over\n"
           "                 --device's set, else over each group of like devices); python (the\n"
           "                 Python binding's overhead on c = a + b against C and numpy); arrays\n"
-          "                 (the rows cumsum-2^24, sort-2^24, argsort-2^24) or one of them; or\n"
-          "                 first-launch\n"
+          "                 (the rows cumsum-2^24, sort-2^24, argsort-2^24, unique-2^22) or one of\n"
+          "                 them; or first-launch\n"
           "  --csv          comma-separated rows instead of a table\n"
           "Exit status: 0 on success, 1 when a measurement fails or a result is wrong, 2 on a\n"
           "bad option or kernel name.\n");
@@ -200,8 +200,8 @@ int main(int argc, char **argv) {
             "anygpu-bench: unknown kernel \"%s\" (copy, mul, add, triad, dot, sum, sqrt; gemm or gemm-N for N = "
             "512, 1024, 2048, 4096; fft, fft2d-N for N = 512, 1024, 2048 or fft1d-batched-N for N = 256, 4096; "
             "azint, azint1d, azint2d or azint2d-batch32; template-match; solvers, bpdn, tvl1, tvl2, rpca or "
-            "cbpdn; learn, adam, rml-epoch or mlp-epoch; multi; python; arrays, cumsum-2^24, sort-2^24 or "
-            "argsort-2^24; or first-launch)\n",
+            "cbpdn; learn, adam, rml-epoch or mlp-epoch; multi; python; arrays, cumsum-2^24, sort-2^24, "
+            "argsort-2^24 or unique-2^22; or first-launch)\n",
             only);
     return 2;
   }

@@ -52,9 +52,10 @@
    "time MS"; anything else drops the data, "ok".
 
    peer_arrays.py: the array rows' peer (arrays.c), numpy on the CPU whatever the device. argv:
-   cpu N float32|float64 SEED: it makes arrays.c's data from SEED itself. "setup ROW" (cumsum-,
-   sort- or argsort-2^24) runs a checked call and a warm-up call (for the sorts, the stable sort
-   and numpy's default one), "ready SUM" with the exact sum of the data, which arrays.c compares
+   cpu N float32|float64 SEED: it makes arrays.c's data from SEED itself. "setup ROW N BITS"
+   (cumsum-, sort- or argsort-2^24, or unique-2^22; the row's length and the random bits its
+   values keep) runs a checked call and a warm-up call (for the sorts, the stable sort and
+   numpy's default one), "ready SUM" with the exact sum of the data, which arrays.c compares
    with its own (or "skip REASON"); "round" times one call, "time MS", for the sorts "time MS
    DEFAULT_MS" with the default sort timed after it; anything else checks the last calls and
    drops them, "ok". Exits 1 with a message when a check fails.
