@@ -1223,8 +1223,10 @@ def _operators():
     # (NEP 13: pytest.approx, for one), so an operator gives it its turn, as numpy's do.
     def binop(name, reflected=False):
         if reflected:
-            return lambda self, other: NotImplemented if _defers(other) else _binary_op(name, other, self)
-        return lambda self, other: NotImplemented if _defers(other) else _binary_op(name, self, other)
+            return lambda self, other: (_binary_op(name, other, self) if type(other) is Array or not _defers(other)
+                                        else NotImplemented)
+        return lambda self, other: (_binary_op(name, self, other) if type(other) is Array or not _defers(other)
+                                    else NotImplemented)
 
     def inplace(name):
         return lambda self, other: _binary_op(name, self, other, out=self)
