@@ -290,8 +290,10 @@ AG_API ag_status ag_cumulative_sum(ag_queue *q, const ag_array *x, int axis, ag_
     @p descending, descending: the array API's sort and numpy.sort. Stable either way: equal
     elements keep their order (descending too, as the standard asks). x and out of one shape and
     dtype, the real dtypes and bool (complex: AG_ERR_UNSUPPORTED), any layouts; out may be x.
-    Floats order as numpy's: -0.0 and +0.0 equal, NaN after everything ascending (first
-    descending). A least-significant-digit radix sort on the device (kernels_shared/sort.h),
+    Floats order as numpy's, NaN after everything ascending (first descending); ag_sort puts
+    -0.0 before +0.0 (equal values, so numpy's order of them is unobservable but by their sign),
+    ag_argsort takes them as equal and keeps their index order, as numpy's stable argsort.
+    A least-significant-digit radix sort on the device (kernels_shared/sort.h),
     one pass per byte of the dtype. */
 AG_API ag_status ag_sort(ag_queue *q, const ag_array *x, int axis, bool descending, ag_array *out);
 /** out (i64, x's shape) = the indices along @p axis that sort x as ag_sort does (stable):
