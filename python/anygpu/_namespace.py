@@ -710,14 +710,19 @@ def cumsum(a, axis=None, dtype=None):
     """numpy.cumsum: the cumulative sums of @a along @axis, or of the flattened array when axis
     is None; dtypes as cumulative_sum's. A new Array."""
     who = "anygpu.cumsum"
-    a = _operand(a, None, who, "a")
-    if axis is None:
-        a = ravel(a)
-        axis = 0
-    if a.ndim == 0:
-        raise error("AG_ERR_INVALID_ARGUMENT", "%s: a is 0-d; give an axis only for an array" % who)
-    (axis,) = _axes(a, axis, who, one_only=True)
+    a, axis = _along(_operand(a, None, who, "a"), axis, who, "a", "a cumulative sum runs")
     return _cumulative(a, axis, _scan_dtype(a, dtype, who), False)
+
+
+def _along(x, axis, who, name, what):
+    """(x, axis) for numpy's functions along one axis, where axis None takes the flattened x;
+    a 0-d x with an axis refused (@what: "take gathers", ...)."""
+    if axis is None:
+        return ravel(x), 0
+    if x.ndim == 0:
+        raise error("AG_ERR_INVALID_ARGUMENT", "%s: %s is 0-d; %s along an axis" % (who, name, what))
+    (axis,) = _axes(x, axis, who, one_only=True)
+    return x, axis
 
 
 # ---- sorting -------------------------------------------------------------------------------------
@@ -777,13 +782,7 @@ def take(x, indices, /, *, axis=None):
     flattened x). A new Array gathered on the device (ag_take); an index out of range raises
     OutOfRangeError."""
     who = "anygpu.take"
-    x = _operand(x, None, who, "x")
-    if axis is None:
-        x = ravel(x)
-        axis = 0
-    if x.ndim == 0:
-        raise error("AG_ERR_INVALID_ARGUMENT", "%s: x is 0-d; take gathers along an axis" % who)
-    (axis,) = _axes(x, axis, who, one_only=True)
+    x, axis = _along(_operand(x, None, who, "x"), axis, who, "x", "take gathers")
     idx = _indices(indices, x, who)
     flat = reshape(idx, (idx.size,))
     out = empty(x.shape[:axis] + (idx.size,) + x.shape[axis + 1:], x.dtype, x.device)

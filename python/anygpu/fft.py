@@ -104,28 +104,21 @@ fft2, ifft2, rfft2, irfft2 = (_define(k, 2, "s") for k in ("fft", "ifft", "rfft"
 fftn, ifftn, rfftn, irfftn = (_define(k, None, "s") for k in ("fft", "ifft", "rfft", "irfft"))
 
 # hfft and ihfft are irfft and rfft of the conjugate, with the norm's direction swapped, as
-# numpy.fft defines them.
+# numpy.fft defines them (a norm that is none of these _transform refuses, by the caller's name).
 _SWAP = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
 
 def hfft(x, n=None, axis=-1, norm=None):
     """numpy.fft.hfft: the real transform of a Hermitian-symmetric signal (its first half), of
     output length @n (default 2 * (m - 1)); irfft of the conjugate with the norm reversed."""
-    who = "anygpu.fft.hfft"
-    x = _operand(x, None, who, "x")
-    if norm not in NORMS:
-        raise error("AG_ERR_INVALID_ARGUMENT", '%s: norm %r is not "backward", "ortho" or "forward"' % (who, norm))
-    return _transform("hfft", "irfft", conj(x) if x.dtype.kind == "c" else x, 1, axis, _SWAP[norm], n)
+    x = _operand(x, None, "anygpu.fft.hfft", "x")
+    return _transform("hfft", "irfft", conj(x) if x.dtype.kind == "c" else x, 1, axis, _SWAP.get(norm, norm), n)
 
 
 def ihfft(x, n=None, axis=-1, norm=None):
     """numpy.fft.ihfft: the inverse of hfft for real @x, the conjugate of rfft with the norm
     reversed (n // 2 + 1 complex outputs)."""
-    who = "anygpu.fft.ihfft"
-    x = _operand(x, None, who, "x")
-    if norm not in NORMS:
-        raise error("AG_ERR_INVALID_ARGUMENT", '%s: norm %r is not "backward", "ortho" or "forward"' % (who, norm))
-    return conj(_transform("ihfft", "rfft", x, 1, axis, _SWAP[norm], n))
+    return conj(_transform("ihfft", "rfft", x, 1, axis, _SWAP.get(norm, norm), n))
 
 
 def _freq(who, n, d, device, dtype, pieces):
