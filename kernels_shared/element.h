@@ -10,10 +10,12 @@
 #define AG_RF(name) AG_CAT3(AG_, name, AG_RSFX)
 
 /* ---- one input ---- */
-#if AG_SINT || AG_FLOAT || AG_CPLX
+#if !AG_BOOLEAN
 AG_INLINE AG_T AG_E(neg)(AG_T x) {
-#if AG_SINT
-  return (AG_T)((AG_UT)0 - (AG_UT)x); /* wraps, as unsigned arithmetic does; -INT_MIN is INT_MIN */
+#if AG_INT
+  /* wraps, as unsigned arithmetic does: -INT_MIN is INT_MIN, and unsigned -x is 2^bits - x, as
+     numpy's */
+  return (AG_T)((AG_UT)0 - (AG_UT)x);
 #elif AG_FLOAT
   return -x;
 #else
@@ -62,17 +64,17 @@ AG_INLINE AG_T AG_E(square)(AG_T x) {
 #endif
 }
 
-#if !AG_UINT
 AG_INLINE AG_T AG_E(sign)(AG_T x) {
-#if AG_SINT
+#if AG_UINT
+  return (AG_T)(x > 0);
+#elif AG_SINT
   return (AG_T)((x > 0) - (x < 0));
 #elif AG_FLOAT
-  return x > 0 ? (AG_T)1 : x < 0 ? (AG_T)-1 : x; /* keeps NaN and the zero's sign */
+  return x > 0 ? (AG_T)1 : x < 0 ? (AG_T)-1 : x == 0 ? (AG_T)0 : x; /* NaN stays NaN; +0 for -0 */
 #else
   return AG_CF(sign)(x);
 #endif
 }
-#endif
 
 #if AG_CPLX
 AG_INLINE AG_T AG_E(conj)(AG_T x) { return AG_MAKE(x.x, -x.y); }
@@ -109,6 +111,45 @@ AG_INLINE AG_T AG_E(div)(AG_T a, AG_T b) {
 #else
   return b == 0 ? (AG_T)0 : (AG_T)(a / b);
 #endif
+}
+/* a to the power b by squaring, wrapping as numpy's integer power does. A negative b (which
+   numpy refuses) gives 1 / a^|b| truncated toward 0: 1 for a = 1, +-1 for a = -1, else 0. */
+AG_INLINE AG_T AG_E(pow)(AG_T a, AG_T b) {
+  AG_UT r = 1, base = (AG_UT)a, e = (AG_UT)b;
+#if AG_SINT
+  /* In AG_UT: rusticl 22.3 (llvmpipe) crashes on this choice made in i8 (docs/portability.md,
+     i8-division). */
+  if (b < 0)
+    return (AG_T)(base == r ? r : base == (AG_UT)0 - r ? ((e & 1u) != 0 ? base : r) : (AG_UT)0);
+#endif
+#define AG_POW_STEP                                                                                \
+  if ((e & 1u) != 0)                                                                               \
+    r *= base;                                                                                     \
+  base *= base;                                                                                    \
+  e >>= 1;
+#if AG_DIALECT_OPENCL
+  /* One step per bit of the dtype, written out: no loop on OpenCL, because llvmpipe ends a
+     work-item's loops after 65535 iterations in all (docs/portability.md, loop-limit), which a
+     loop here, inside a kernel's loop over elements, reached. */
+#define AG_POW_8 AG_POW_STEP AG_POW_STEP AG_POW_STEP AG_POW_STEP AG_POW_STEP AG_POW_STEP AG_POW_STEP AG_POW_STEP
+  AG_POW_8
+#if AG_TC != 0 && AG_TC != 9 /* 16 bits and more */
+  AG_POW_8
+#endif
+#if AG_TC == 2 || AG_TC == 3 || AG_TC == 11 || AG_TC == 12 /* 32 and 64 */
+  AG_POW_8 AG_POW_8
+#endif
+#if AG_TC == 11 || AG_TC == 12 /* 64 */
+  AG_POW_8 AG_POW_8 AG_POW_8 AG_POW_8
+#endif
+#undef AG_POW_8
+#else
+  while (e != 0) {
+    AG_POW_STEP
+  }
+#endif
+#undef AG_POW_STEP
+  return (AG_T)r;
 }
 AG_INLINE AG_T AG_E(minimum)(AG_T a, AG_T b) { return a < b ? a : b; }
 AG_INLINE AG_T AG_E(maximum)(AG_T a, AG_T b) { return a > b ? a : b; }
@@ -244,11 +285,7 @@ AG_INLINE ag_c128 AG_E(to_c128)(AG_T x) { return AG_C128((ag_f64)x, 0.0); }
 #if AG_BOOLEAN
 #define AG_BINARY_OPS(F)
 #else
-#if AG_FLOAT || AG_CPLX
 #define AG_BINARY_POW_(F) F(ag_pow, AG_E(pow))
-#else
-#define AG_BINARY_POW_(F)
-#endif
 #if AG_REAL
 #define AG_BINARY_EXTREMES_(F) F(ag_minimum, AG_E(minimum)) F(ag_maximum, AG_E(maximum))
 #else

@@ -74,9 +74,7 @@ AG_INLINE ag_u64 ag_roll_source(ag_u64 i, ag_u64 d1, ag_u64 d2, ag_u64 d3, ag_u6
 #define AG_UNARY(K, TO, FN) AG_EW(K, AG_SHAPE_UNARY, AG_T, TO, , AG_EACH, out[i] = FN(x[i]))
 
 #if !AG_BOOLEAN
-#if AG_SINT || AG_FLOAT || AG_CPLX
 AG_UNARY(AG_KN(ag_neg), AG_T, AG_E(neg))
-#endif
 AG_UNARY(AG_KN(ag_abs), AG_ABS_OUT, AG_E(abs))
 #if AG_FLOAT || AG_CPLX
 AG_UNARY(AG_KN(ag_sqrt), AG_T, AG_E(sqrt))
@@ -86,9 +84,7 @@ AG_UNARY(AG_KN(ag_sin), AG_T, AG_E(sin))
 AG_UNARY(AG_KN(ag_cos), AG_T, AG_E(cos))
 #endif
 AG_UNARY(AG_KN(ag_square), AG_T, AG_E(square))
-#if !AG_UINT
 AG_UNARY(AG_KN(ag_sign), AG_T, AG_E(sign))
-#endif
 AG_UNARY(AG_KN(ag_conj), AG_T, AG_E(conj))
 AG_UNARY(AG_KN(ag_real), AG_ABS_OUT, AG_E(real))
 AG_UNARY(AG_KN(ag_imag), AG_ABS_OUT, AG_E(imag))

@@ -20,19 +20,85 @@
    suffix), on complex.h's: Kahan's formulas for the inverse sine, cosine and hyperbolic cosine
    ("Branch cuts for complex elementary functions", 1987), which take their branch cuts on the
    real or imaginary axis where C99 and numpy do and keep full relative accuracy near 0 and 1,
-   and his tanh (as FreeBSD's ctanh) for tanh and tan. Finite arguments of moderate size: an
-   infinite or NaN part, or one beyond about 1e19 (f32) where squares overflow, gives no
-   promised value (docs/operations.md). ---- */
+   and his tanh (as FreeBSD's ctanh) for tanh and tan. Finite arguments of moderate size take
+   the formulas; one beyond about 1e19 (f32) where squares overflow gives no promised value. An
+   infinite or NaN part gives C99 Annex G's value, which is the array API standard's special
+   case (tanh(+0 + inf i) = +0 + NaN i, as C23): the _nf functions below, each for arguments
+   with such a part only. ---- */
 #ifndef AG_KERNEL_MATHFN_COMPLEX_H
 #define AG_KERNEL_MATHFN_COMPLEX_H
+#define AG_PI_4 0.785398163397448309616
+#define AG_PI_2 1.57079632679489661923
+#define AG_PI_3_4 2.35619449019234492885
+#define AG_PI 3.14159265358979323846
 #define AG_COMPLEX_MATH(CT, RT, P, MAKE)                                                          \
-  AG_INLINE CT ag_csinh##P(CT a) {                                                             \
-    return MAKE(AG_SINH##P(a.x) * AG_COS##P(a.y), AG_COSH##P(a.x) * AG_SIN##P(a.y));          \
+  /* asinh and atanh are odd and commute with conjugation: the table for |x|, |y|, signed back. \
+     acosh and acos commute with conjugation: the table for |y|. */                            \
+  AG_INLINE CT ag_casinh_nf##P(CT a) {                                                         \
+    RT x = AG_FABS##P(a.x), y = AG_FABS##P(a.y), nan = (a.x - a.x) + (a.y - a.y), re, im;      \
+    if (AG_ISINFV(y)) {                                                                        \
+      re = y;                                                                                  \
+      im = x != x ? nan : AG_ISINFV(x) ? (RT)AG_PI_4 : (RT)AG_PI_2;                            \
+    } else if (AG_ISINFV(x)) {                                                                 \
+      re = x;                                                                                  \
+      im = y == y ? (RT)0 : nan;                                                               \
+    } else {                                                                                   \
+      re = nan;                                                                                \
+      im = y == 0 ? y : nan;                                                                   \
+    }                                                                                          \
+    return MAKE(AG_COPYSIGN##P(re, a.x), AG_COPYSIGN##P(im, a.y));                             \
   }                                                                                            \
-  AG_INLINE CT ag_ccosh##P(CT a) {                                                             \
-    return MAKE(AG_COSH##P(a.x) * AG_COS##P(a.y), AG_SINH##P(a.x) * AG_SIN##P(a.y));          \
+  AG_INLINE CT ag_catanh_nf##P(CT a) {                                                         \
+    RT x = AG_FABS##P(a.x), y = AG_FABS##P(a.y), nan = (a.x - a.x) + (a.y - a.y), re, im;      \
+    if (AG_ISINFV(y) || AG_ISINFV(x)) {                                                        \
+      re = 0;                                                                                  \
+      im = AG_ISINFV(y) || y == y ? (RT)AG_PI_2 : nan;                                         \
+    } else {                                                                                   \
+      re = x == 0 ? x : nan;                                                                   \
+      im = nan;                                                                                \
+    }                                                                                          \
+    return MAKE(AG_COPYSIGN##P(re, a.x), AG_COPYSIGN##P(im, a.y));                             \
+  }                                                                                            \
+  AG_INLINE CT ag_cacosh_nf##P(CT a) {                                                         \
+    RT x = a.x, y = AG_FABS##P(a.y), nan = (a.x - a.x) + (a.y - a.y), re, im;                  \
+    if (AG_ISINFV(y)) {                                                                        \
+      re = y;                                                                                  \
+      im = x != x ? nan : AG_ISINFV(x) ? (x < 0 ? (RT)AG_PI_3_4 : (RT)AG_PI_4) : (RT)AG_PI_2;  \
+    } else if (AG_ISINFV(x)) {                                                                 \
+      re = AG_FABS##P(x);                                                                      \
+      im = y != y ? nan : x < 0 ? (RT)AG_PI : (RT)0;                                           \
+    } else {                                                                                   \
+      re = nan;                                                                                \
+      im = x == 0 ? (RT)AG_PI_2 : nan;                                                         \
+    }                                                                                          \
+    return MAKE(re, AG_COPYSIGN##P(im, a.y));                                                  \
+  }                                                                                            \
+  AG_INLINE CT ag_cacos_nf##P(CT a) {                                                          \
+    RT x = a.x, y = AG_FABS##P(a.y), nan = (a.x - a.x) + (a.y - a.y), re, im;                  \
+    if (AG_ISINFV(y)) {                                                                        \
+      re = x != x ? nan : AG_ISINFV(x) ? (x < 0 ? (RT)AG_PI_3_4 : (RT)AG_PI_4) : (RT)AG_PI_2;  \
+      im = y;                                                                                  \
+    } else if (AG_ISINFV(x)) {                                                                 \
+      re = y != y ? nan : x < 0 ? (RT)AG_PI : (RT)0;                                           \
+      im = AG_FABS##P(x);                                                                      \
+    } else {                                                                                   \
+      re = x == 0 ? (RT)AG_PI_2 : nan;                                                         \
+      im = nan;                                                                                \
+    }                                                                                          \
+    return MAKE(re, -AG_COPYSIGN##P(im, a.y));                                                 \
   }                                                                                            \
   AG_INLINE CT ag_ctanh##P(CT a) {                                                             \
+    if (AG_NOTFIN(a.y)) { /* +-0 + NaN i, +-1 +- 0i (infinite x), else NaN + NaN i */          \
+      if (a.x == 0)                                                                            \
+        return MAKE(a.x, a.y - a.y);                                                           \
+      if (AG_ISINFV(a.x))                                                                      \
+        return MAKE(AG_COPYSIGN##P((RT)1, a.x), AG_COPYSIGN##P((RT)0, a.y));                   \
+      return MAKE(a.y - a.y, a.y - a.y);                                                       \
+    }                                                                                          \
+    if (a.y == 0)                                                                              \
+      return MAKE(AG_TANH##P(a.x), a.y);                                                       \
+    if (AG_ISINFV(a.x)) /* the standard's 1 + 0i for y > 0 (C99's 1 + 0 sin(2y) i) */          \
+      return MAKE(AG_COPYSIGN##P((RT)1, a.x), AG_COPYSIGN##P((RT)0, a.y));                     \
     /* Beyond |x| = 22, tanh(x) is 1 to double precision: the imaginary part's sign only. */   \
     if (AG_FABS##P(a.x) > (RT)22)                                                              \
       return MAKE(AG_COPYSIGN##P((RT)1, a.x), AG_COPYSIGN##P((RT)0, AG_SIN##P(a.y) * AG_COS##P(a.y))); \
@@ -45,18 +111,28 @@
     return MAKE(w.y, -w.x);                                                                    \
   }                                                                                            \
   AG_INLINE CT ag_casin##P(CT a) {                                                             \
+    if (AG_NOTFIN(a.x) || AG_NOTFIN(a.y)) { /* asin z = -i asinh(i z) */                       \
+      CT w = ag_casinh_nf##P(MAKE(-a.y, a.x));                                                 \
+      return MAKE(w.y, -w.x);                                                                  \
+    }                                                                                          \
     CT s1 = ag_csqrt##P(MAKE(1 - a.x, -a.y)), s2 = ag_csqrt##P(MAKE(1 + a.x, a.y));           \
     return MAKE(AG_ATAN2##P(a.x, s1.x * s2.x - s1.y * s2.y), AG_ASINH##P(s1.x * s2.y - s1.y * s2.x)); \
   }                                                                                            \
   AG_INLINE CT ag_cacos##P(CT a) {                                                             \
+    if (AG_NOTFIN(a.x) || AG_NOTFIN(a.y))                                                      \
+      return ag_cacos_nf##P(a);                                                                \
     CT s1 = ag_csqrt##P(MAKE(1 - a.x, -a.y)), s2 = ag_csqrt##P(MAKE(1 + a.x, a.y));           \
     return MAKE(2 * AG_ATAN2##P(s1.x, s2.x), AG_ASINH##P(s2.x * s1.y - s2.y * s1.x));          \
   }                                                                                            \
   AG_INLINE CT ag_cacosh##P(CT a) {                                                            \
+    if (AG_NOTFIN(a.x) || AG_NOTFIN(a.y))                                                      \
+      return ag_cacosh_nf##P(a);                                                               \
     CT s1 = ag_csqrt##P(MAKE(a.x - 1, a.y)), s2 = ag_csqrt##P(MAKE(a.x + 1, a.y));            \
     return MAKE(AG_ASINH##P(s1.x * s2.x + s1.y * s2.y), 2 * AG_ATAN2##P(s1.y, s2.x));          \
   }                                                                                            \
   AG_INLINE CT ag_casinh##P(CT a) { /* asinh z = -i asin(i z) */                               \
+    if (AG_NOTFIN(a.x) || AG_NOTFIN(a.y))                                                      \
+      return ag_casinh_nf##P(a);                                                               \
     CT w = ag_casin##P(MAKE(-a.y, a.x));                                                       \
     return MAKE(w.y, -w.x);                                                                    \
   }                                                                                            \
@@ -64,6 +140,8 @@
     /* (log1p(z) - log1p(-z)) / 2, its real part as one log1p of |1 + z|^2 / |1 - z|^2 - 1,    \
        taken for Re z >= 0 (atanh(-z) = -atanh(z)), where that argument is not below 0 and     \
        log1p keeps its accuracy near z = -1 too. */                                            \
+    if (AG_NOTFIN(a.x) || AG_NOTFIN(a.y))                                                      \
+      return ag_catanh_nf##P(a);                                                               \
     RT s = a.x < 0 ? (RT)-1 : (RT)1, x = s * a.x, y = s * a.y, m = 1 - x, d = m * m + y * y;   \
     return MAKE(s * (RT)0.25 * AG_LOG1P##P(4 * x / d), s * (RT)0.5 * AG_ATAN2##P(2 * y, m * (1 + x) - y * y)); \
   }                                                                                            \
@@ -72,7 +150,15 @@
     return MAKE(w.y, -w.x);                                                                    \
   }                                                                                            \
   AG_INLINE CT ag_cexpm1##P(CT a) {                                                            \
-    /* e^x cos y - 1 = expm1(x) cos y - 2 sin^2(y / 2), without the cancellation near 0. */    \
+    /* e^x cos y - 1 = expm1(x) cos y - 2 sin^2(y / 2), without the cancellation near 0. An    \
+       imaginary part of 0 stays 0 (and expm1(-0 + 0i) is +0 + 0i, as the standard says);      \
+       -inf gives -1 + 0 cis(y); +inf with an infinite or NaN y gives inf + NaN i. */          \
+    if (a.y == 0)                                                                              \
+      return MAKE(a.x == 0 ? (RT)0 : AG_EXPM1##P(a.x), a.y);                                   \
+    if (AG_ISINFV(a.x) && a.x < 0)                                                             \
+      return MAKE((RT)-1, AG_NOTFIN(a.y) ? (RT)0 : AG_COPYSIGN##P((RT)0, AG_SIN##P(a.y)));     \
+    if (AG_ISINFV(a.x) && AG_NOTFIN(a.y))                                                      \
+      return MAKE(a.x, a.y - a.y);                                                             \
     RT h = AG_SIN##P(a.y * (RT)0.5);                                                           \
     return MAKE(AG_EXPM1##P(a.x) * AG_COS##P(a.y) - 2 * h * h, AG_EXP##P(a.x) * AG_SIN##P(a.y)); \
   }                                                                                            \

@@ -141,7 +141,7 @@ static const struct {
   enum { SAME_OUT, REAL_OUT, BOOL_OUT } out; /* out's dtype: x's; x's real one (abs, real and imag
                                                of complex x); bool */
 } unary_ops[] = {
-    [AG_OP_NEG] = {"ag_neg", AG_K_NEG, ALL & ~UINTS, SAME_OUT},
+    [AG_OP_NEG] = {"ag_neg", AG_K_NEG, ALL, SAME_OUT},
     [AG_OP_ABS] = {"ag_abs", AG_K_ABS, ALL, REAL_OUT},
     [AG_OP_SQRT] = {"ag_sqrt", AG_K_SQRT, FLOATS | CPLX, SAME_OUT},
     [AG_OP_EXP] = {"ag_exp", AG_K_EXP, FLOATS | CPLX, SAME_OUT},
@@ -149,7 +149,7 @@ static const struct {
     [AG_OP_SIN] = {"ag_sin", AG_K_SIN, FLOATS | CPLX, SAME_OUT},
     [AG_OP_COS] = {"ag_cos", AG_K_COS, FLOATS | CPLX, SAME_OUT},
     [AG_OP_SQUARE] = {"ag_square", AG_K_SQUARE, ALL, SAME_OUT},
-    [AG_OP_SIGN] = {"ag_sign", AG_K_SIGN, ALL & ~UINTS, SAME_OUT},
+    [AG_OP_SIGN] = {"ag_sign", AG_K_SIGN, ALL, SAME_OUT},
     [AG_OP_CONJ] = {"ag_conj", AG_K_CONJ, ALL, SAME_OUT},
     [AG_OP_REAL] = {"ag_real", AG_K_REAL, ALL, REAL_OUT},
     [AG_OP_IMAG] = {"ag_imag", AG_K_IMAG, ALL, REAL_OUT},
@@ -273,7 +273,7 @@ static const struct {
     [AG_OP_SUB] = {"ag_sub", {AG_K_SUB, AG_K_SUB_BB, AG_K_SUB_BA, AG_K_SUB_S, AG_K_SUB_RS}, ALL},
     [AG_OP_MUL] = {"ag_mul", {AG_K_MUL, AG_K_MUL_BB, AG_K_MUL_BA, AG_K_MUL_S, AG_K_MUL_RS}, ALL},
     [AG_OP_DIV] = {"ag_div", {AG_K_DIV, AG_K_DIV_BB, AG_K_DIV_BA, AG_K_DIV_S, AG_K_DIV_RS}, ALL},
-    [AG_OP_POW] = {"ag_pow", {AG_K_POW, AG_K_POW_BB, AG_K_POW_BA, AG_K_POW_S, AG_K_POW_RS}, FLOATS | CPLX},
+    [AG_OP_POW] = {"ag_pow", {AG_K_POW, AG_K_POW_BB, AG_K_POW_BA, AG_K_POW_S, AG_K_POW_RS}, ALL},
     [AG_OP_MINIMUM] = {"ag_minimum",
                        {AG_K_MINIMUM, AG_K_MINIMUM_BB, AG_K_MINIMUM_BA, AG_K_MINIMUM_S, AG_K_MINIMUM_RS}, REALS},
     [AG_OP_MAXIMUM] = {"ag_maximum",

@@ -238,7 +238,7 @@ void ref_convert(ag_dtype from, const void *x, size_t i, ag_dtype to, void *out,
 bool ref_unary_takes(ag_unary_op op, ag_dtype t) {
   switch (op) {
   case AG_OP_NEG:
-    return !ref_is_unsigned(t) && !ref_is_bool(t);
+    return !ref_is_bool(t);
   case AG_OP_ABS:
   case AG_OP_SQUARE:
   case AG_OP_CONJ:
@@ -252,7 +252,7 @@ bool ref_unary_takes(ag_unary_op op, ag_dtype t) {
   case AG_OP_COS:
     return ref_is_float(t) || ref_is_complex(t);
   case AG_OP_SIGN:
-    return !ref_is_unsigned(t) && !ref_is_bool(t);
+    return !ref_is_bool(t);
   case AG_OP_BITWISE_INVERT:
     return ref_is_integer(t) || ref_is_bool(t);
   default:
@@ -268,7 +268,7 @@ bool ref_binary_takes(ag_binary_op op, ag_dtype t) {
   case AG_OP_DIV:
     return !ref_is_bool(t);
   case AG_OP_POW:
-    return !ref_is_integer(t) && !ref_is_bool(t);
+    return !ref_is_bool(t);
   case AG_OP_MINIMUM:
   case AG_OP_MAXIMUM:
   case AG_OP_FLOOR_DIVIDE:
@@ -343,7 +343,7 @@ static ref_c unary_f32(ag_unary_op op, float x) {
   case AG_OP_SQUARE:
     return x * x;
   case AG_OP_SIGN:
-    return x > 0 ? 1.0f : x < 0 ? -1.0f : x; /* 0 and NaN stay as they are */
+    return x > 0 ? 1.0f : x < 0 ? -1.0f : x == 0 ? 0.0f : x; /* +0 for either zero; NaN stays */
   case AG_OP_IMAG:
     return 0.0f;
   case AG_OP_CONJ:
@@ -376,7 +376,7 @@ static ref_c unary_f64(ag_unary_op op, double x) {
   case AG_OP_SQUARE:
     return x * x;
   case AG_OP_SIGN:
-    return x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+    return x > 0 ? 1.0 : x < 0 ? -1.0 : x == 0 ? 0.0 : x;
   case AG_OP_IMAG:
     return 0.0;
   case AG_OP_CONJ:
@@ -502,7 +502,19 @@ static ref_c binary_int(ag_binary_op op, ag_dtype t, long double a, long double 
       return a < 0 ? -1 : 0;
     return floorl(a / ldexpl(1, (int)count)); /* arithmetic: rounds toward -inf */
   }
-  case AG_OP_POW:
+  case AG_OP_POW: {
+    /* numpy's integer power, wrapping; a negative power (numpy refuses it) 1 / a^|b| truncated:
+       1 for a = 1, +-1 for a = -1, else 0. */
+    if (!ref_is_unsigned(t) && b < 0)
+      return a == 1 ? 1 : a == -1 ? (fmodl(b, 2) != 0 ? -1 : 1) : 0;
+    uint64_t r = 1; /* left to right over b's bits (the kernels go right to left) */
+    for (int bit = 63; bit >= 0; bit--) {
+      r *= r;
+      if ((ub >> bit) & 1)
+        r *= ua;
+    }
+    return wrap(t, r);
+  }
   default: /* floats only */
     break;
   }

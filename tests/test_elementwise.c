@@ -1374,7 +1374,7 @@ START_TEST(messages_name_the_function_called_and_its_arguments) {
   ag_device *dev = test_device(_i);
   const size_t n = 4, m = 5;
   ag_array *x = test_array_new(dev, AG_F32, 1, &n), *y = test_array_new(dev, AG_F32, 1, &m);
-  ag_array *u = test_array_new(dev, AG_U8, 1, &n);
+  ag_array *u = test_array_new(dev, AG_BOOL, 1, &n);
   CHECK_OK(ag_fill(NULL, x, 1));
   CHECK_OK(ag_fill(NULL, y, 1));
   CHECK_OK(ag_fill(NULL, u, 1));
@@ -1384,8 +1384,8 @@ START_TEST(messages_name_the_function_called_and_its_arguments) {
       CHECK_REFUSED(binaries[o].scalar_r(NULL, 1, NULL, x), AG_ERR_INVALID_ARGUMENT, binaries[o].scalar_r_name, "x");
   }
   CHECK_REFUSED(ag_add_scalar(NULL, x, 1, y), AG_ERR_MISMATCH, "ag_add_scalar", "x", "out");
-  CHECK_REFUSED(ag_pow_scalar(NULL, u, 2, u), AG_ERR_UNSUPPORTED, "ag_pow_scalar", "u8");
-  CHECK_REFUSED(ag_pow_scalar_r(NULL, 2, u, u), AG_ERR_UNSUPPORTED, "ag_pow_scalar_r", "u8");
+  CHECK_REFUSED(ag_pow_scalar(NULL, u, 2, u), AG_ERR_UNSUPPORTED, "ag_pow_scalar", "bool");
+  CHECK_REFUSED(ag_pow_scalar_r(NULL, 2, u, u), AG_ERR_UNSUPPORTED, "ag_pow_scalar_r", "bool");
   CHECK_REFUSED(ag_soft_threshold(NULL, NULL, 1, x), AG_ERR_INVALID_ARGUMENT, "ag_soft_threshold", "v");
   CHECK_REFUSED(ag_soft_threshold(NULL, x, 1, y), AG_ERR_MISMATCH, "ag_soft_threshold", "v", "out");
   ag_array_free(x);

@@ -79,6 +79,13 @@ static void *inputs(int u, ag_dtype t, size_t n, uint64_t seed) {
       ref_put(t, x, 2 * i, CMPLXL(specials[i], 0.5));
       ref_put(t, x, 2 * i + 1, CMPLXL(0.5, specials[i]));
     }
+  /* Every pair of +-0, +-inf, NaN, 1 and finite parts: C99 Annex G's special cases, which are
+     the array API standard's, as the C library's long double functions give them. */
+  static const double parts[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1.0, 0.5, -2.0};
+  enum { NPARTS = sizeof parts / sizeof parts[0] };
+  if (ref_is_complex(t) && !tests && n > NPARTS * NPARTS)
+    for (size_t i = 0; i < NPARTS * NPARTS; i++)
+      ref_put(t, x, i, CMPLXL(parts[i / NPARTS], parts[i % NPARTS]));
   return x;
 }
 

@@ -34,7 +34,7 @@ extern "C" {
 /* "all" below is every dtype but bool, which takes comparisons, ag_where, ag_astype, copies and
    fills only. Integer arithmetic wraps modulo 2^bits in every width, as numpy's. */
 typedef enum ag_unary_op {
-  AG_OP_NEG,    /* -x                          signed, float, complex */
+  AG_OP_NEG,    /* -x; unsigned: 2^bits - x    all */
   AG_OP_ABS,    /* |x|; complex -> real out   all */
   AG_OP_SQRT,   /*                             float, complex */
   AG_OP_EXP,    /*                             float, complex */
@@ -42,7 +42,7 @@ typedef enum ag_unary_op {
   AG_OP_SIN,    /*                             float, complex */
   AG_OP_COS,    /*                             float, complex */
   AG_OP_SQUARE, /* x * x                       all */
-  AG_OP_SIGN,   /* -1, 0, 1; complex: x/|x|    all but unsigned */
+  AG_OP_SIGN,   /* -1, 0, 1; complex: x/|x|    all; +0 for -0.0, NaN for NaN */
   AG_OP_CONJ,   /* complex conjugate           complex (real: a copy) */
   AG_OP_REAL,   /* real part -> real out       complex (real: a copy) */
   AG_OP_IMAG,   /* imaginary part -> real out  complex (real: zeros) */
@@ -132,7 +132,7 @@ typedef enum ag_binary_op {
   AG_OP_SUB,     /* all */
   AG_OP_MUL,     /* all */
   AG_OP_DIV,     /* all; integers truncate, and x / 0 is 0 */
-  AG_OP_POW,     /* float, complex */
+  AG_OP_POW,     /* all; integers wrap, and a negative power gives 1 / a^|b| truncated */
   AG_OP_MINIMUM, /* real dtypes; NaN if either is NaN */
   AG_OP_MAXIMUM, /* real dtypes; NaN if either is NaN */
   /* numpy's answers for every operand (docs/operations.md says each):        */

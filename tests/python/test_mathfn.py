@@ -98,6 +98,30 @@ def test_float_functions_match_numpy(dev, name, dtype):
         assert_matches(getattr(anygpu, numpy_name)(x), want, result)
 
 
+PARTS = [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 1.0, 0.5, -2.0]
+SPECIAL_PAIRS = numpy.array([complex(a, b) for a in PARTS for b in PARTS])
+# numpy's complex expm1 gives NaN for most infinite parts, where the standard (and C99's cexp,
+# which numpy.exp follows) give exp(z) - 1: that is the reference for expm1 here.
+SPECIAL_REFERENCE = {"expm1": lambda z: numpy.exp(z) - 1}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@pytest.mark.parametrize("name", list(FLOAT_FUNCTIONS) + ["exp", "sqrt", "sin", "cos", "log"])
+def test_complex_special_values_match_numpy(dev, name, dtype):
+    """Every pair of +-0, +-inf, NaN, 1 and finite parts: C99 Annex G's values, the standard's
+    special cases, as numpy gives them; each part compared on its own (NaN with NaN, inf with
+    inf of the same sign)."""
+    need_fp64(dev, dtype)
+    a = SPECIAL_PAIRS.astype(dtype)
+    ref = FLOAT_FUNCTIONS[name][0] if name in FLOAT_FUNCTIONS else getattr(numpy, name)
+    want = numpy_of(SPECIAL_REFERENCE.get(name, ref), a)
+    got = numpy.asarray(getattr(anygpu, name)(put(dev, a)))
+    rtol = RTOL[dtype]
+    for part in ("real", "imag"):
+        numpy.testing.assert_allclose(getattr(got, part), getattr(want, part), rtol=rtol, atol=rtol / 10,
+                                      equal_nan=True, err_msg="%s of %s, %s part" % (name, list(a), part))
+
+
 @pytest.mark.parametrize("dtype", ALL)
 @pytest.mark.parametrize("name", ROUNDING)
 def test_rounding_matches_numpy(dev, name, dtype):
