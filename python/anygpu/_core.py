@@ -303,9 +303,13 @@ class Array:
         out = self.to_host()
         return out if dtype is None else out.astype(dtype, copy=False)
 
-    def to_device(self, dev):
-        """A copy of this array on @dev (a Device or a spec)."""
-        dev = device(dev)
+    def to_device(self, device, /, *, stream=None):
+        """A copy of this array on @device (a Device or a spec). @stream, the standard's, is
+        None: the copy is made on the calling thread's default queues and finished on return."""
+        if stream is not None:
+            raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.Array.to_device: stream is %r; anygpu copies between "
+                        "devices on the default queues and takes stream=None only" % (stream,))
+        dev = globals()["device"](device)
         ptr = ctypes.c_void_p()
         _array_copy_to(self._ptr, dev._ptr, ctypes.byref(ptr))
         return Array(ptr.value)
@@ -358,7 +362,10 @@ def _shape_arg(shape, who):
 
 
 def empty(shape, dtype="float32", device=None):
-    """A new uninitialised array of @shape and @dtype on @device (default: default_device())."""
+    """A new uninitialised array of @shape and @dtype (None: float32) on @device (default:
+    default_device())."""
+    if dtype is None:
+        dtype = "float32"
     dev = _resolve_device(device)
     shape, cshape = _shape_arg(shape, "anygpu.empty")
     ptr = ctypes.c_void_p()
@@ -393,12 +400,28 @@ def _from_numpy(host, dev, dtype, who):
     return Array(ptr.value)
 
 
+def _python_numbers(obj):
+    """True where @obj is a Python number or a (nested) list or tuple of Python numbers only:
+    no numpy scalar or array, whose dtype it keeps."""
+    stack = [obj]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, numpy.generic) or not isinstance(v, (bool, int, float, complex)):
+            return False
+    return True
+
+
 def asarray(obj, device=None, dtype=None, *, copy=None):
     """An anygpu array of @obj's values on @device (default: @obj's own device for an Array,
     else default_device()), in @dtype (default: @obj's). @obj is an Array, a numpy array (in
     either byte order: a big-endian one is swapped on the way), a scalar or sequence, anything
     with the buffer protocol, or anything with ``__dlpack__`` (a torch tensor, a CuPy array).
-    Python integers become int64 and bools bool, as in numpy. An Array already on that device in that dtype is returned as it is;
+    Python integers become int64 and bools bool, as in numpy; Python floats and complex numbers
+    (alone or in lists and tuples with no numpy values) float32 and complex64, the default
+    floating dtypes of every creation function (numpy's own arrays and scalars keep their
+    dtypes). An Array already on that device in that dtype is returned as it is;
     everything else is copied (``from_dlpack`` shares memory instead). @copy is the standard's:
     True always copies, False never does (InvalidArgumentError where a copy would be needed:
     anything but an Array or a DLPack producer on that device in that dtype), None copies
@@ -431,4 +454,13 @@ def asarray(obj, device=None, dtype=None, *, copy=None):
     if copy is False:
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.asarray: copy=False, but %s is copied to make an Array"
                     % type(obj).__name__)
+    if dtype is None and isinstance(obj, (float, complex, list, tuple)) and _python_numbers(obj):
+        # Python floats and complex numbers take the default floating dtypes (float32,
+        # complex64), those of every creation function, on every device.
+        try:
+            kind = numpy.asarray(obj).dtype.kind
+        except (TypeError, ValueError):  # a ragged list: _from_numpy says so
+            kind = None
+        if kind in ("f", "c"):
+            dtype = "float32" if kind == "f" else "complex64"
     return _from_numpy(obj, dev, dtype, "anygpu.asarray")

@@ -139,8 +139,10 @@ def _dlpack(self, stream=None, *, max_version=None, dl_device=None, copy=None):
 
     The array API's later keywords, which numpy 2 passes, are taken as it specifies for a
     producer of unversioned tensors: @max_version is accepted and the capsule stays a 0.6
-    "dltensor"; @dl_device other than this array's own is BufferError (the producer exports
-    where its memory is); @copy True exports a copy of the array, False or None shares it.
+    "dltensor"; @dl_device (1, 0), the host, exports a copy there for an array on another
+    device (BufferError with copy=False), any other device than the array's own is BufferError
+    (the producer exports where its memory is); @copy True exports a copy of the array, False
+    or None shares it.
 
     A host array is kDLCPU, a CUDA array kDLCUDA (data the device pointer), an OpenCL array
     kDLOpenCL (data the cl_mem). numpy and torch take no kDLOpenCL tensors
@@ -149,8 +151,11 @@ def _dlpack(self, stream=None, *, max_version=None, dl_device=None, copy=None):
     if dl_device is not None:
         own = _dlpack_device(self)
         if tuple(dl_device) != own:
+            if tuple(dl_device) == (1, 0) and copy is not False:  # the host, which every device copies to
+                return _dlpack(self.to_device("host"), stream)
             raise BufferError("anygpu.Array.__dlpack__: dl_device %r is not the array's own %r; anygpu exports "
-                              "an array where its memory is (to_device or to_host copy it)" % (tuple(dl_device), own))
+                              "an array where its memory is, or a copy on the host (1, 0) unless copy is False"
+                              % (tuple(dl_device), own))
     if copy:
         return _dlpack(self.copy(), stream)
     _sweep()
@@ -233,7 +238,7 @@ def _capsule_of(x):
     return capsule
 
 
-def from_dlpack(x):
+def from_dlpack(x, /, *, device=None, copy=None):
     """An anygpu array sharing @x's memory, without copying: @x is anything with
     ``__dlpack__`` (a numpy array, a torch tensor, a CuPy array, an anygpu Array) or a
     PyCapsule "dltensor". kDLCPU memory gives a host array, kDLCUDA a cuda:N array (exchanged
@@ -244,7 +249,26 @@ def from_dlpack(x):
     naming the dtype for one anygpu has no counterpart of (int64, bool, float16...), and
     InvalidArgumentError with the producer's reason where it refuses to export (a torch tensor
     that requires grad: pass ``x.detach()``; a read-only numpy array). A failed import leaves
-    the capsule unconsumed (it frees its tensor)."""
+    the capsule unconsumed (it frees its tensor).
+
+    The standard's keywords: @device puts the result on that device (a copy where it is not
+    @x's own), @copy True copies, False never does (InvalidArgumentError where a copy would be
+    needed), None shares where it can."""
+    if copy not in (None, True, False):
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.from_dlpack: copy is %r, not True, False or None" % (copy,))
+    out = _import(x)
+    if device is not None:
+        from ._core import device as _device
+        target = _device(device)
+        if target != out.device:
+            if copy is False:
+                raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.from_dlpack: copy=False, but x is on %s, not %s"
+                            % (out.device.spec, target.spec))
+            return out.to_device(target)
+    return out.copy() if copy else out
+
+
+def _import(x):
     capsule = _capsule_of(x)
     if not _capsule_is_valid(capsule, _NAME):
         raise error("AG_ERR_INVALID_ARGUMENT",

@@ -24,9 +24,11 @@ import collections
 from ._core import Array, _resolve_device, asarray, empty
 from ._lib import AG_DTYPE, DTYPES, UnsupportedError, error, fn, named
 from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, conj, divide,
-                   expand_dims, full_like, matmul, multiply, not_equal, power, ravel, reshape, subtract, transpose)
+                   expand_dims, full_like, matmul, maximum, multiply, not_equal, power, ravel, reshape, subtract,
+                   transpose)
 from ._ops import where as _where
 from ._ops import sum as _sum
+from . import _ops
 
 __all__ = [
     "e", "inf", "nan", "newaxis", "pi",
@@ -90,14 +92,22 @@ def _dtype_of(x, who, name):
 
 
 
+finfo_object = collections.namedtuple("finfo_object", "bits eps max min smallest_normal dtype resolution tiny")
+finfo_object.__doc__ = """The limits of a floating dtype, as the standard's finfo object: bits an int; eps, max,
+min, smallest_normal (and numpy's resolution and tiny, which is smallest_normal) Python
+floats; dtype the real floating dtype (a complex dtype's parts')."""
+
+
 def finfo(type):
-    """The limits of a floating dtype (or an Array's), as the standard's finfo: bits, eps, max,
-    min, smallest_normal and dtype (numpy.finfo's object; complex dtypes give their parts')."""
+    """The limits of a floating dtype (or an Array's), as the standard's finfo: a finfo_object
+    (bits, eps, max, min, smallest_normal, dtype; complex dtypes give their parts')."""
     dt = _dtype_of(type, "anygpu.finfo", "type")
     if dt.kind not in "fc":
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.finfo: type is %s, not a floating dtype (iinfo takes integers)"
                     % dt.name)
-    return numpy.finfo(dt)
+    f = numpy.finfo(dt)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), f.dtype,
+                        float(f.resolution), float(f.smallest_normal))
 
 
 def iinfo(type):
@@ -611,7 +621,8 @@ def tensordot(x1, x2, /, *, axes=2):
     """The sum of products over axes of @x1 and @x2, as numpy.tensordot and the standard's:
     @axes an int n (x1's last n axes with x2's first n) or a pair of sequences naming them.
     The contracted axes are brought together (a copy where the views do not allow it) and
-    multiplied as matrices by BLAS (ag_gemm): float and complex dtypes."""
+    multiplied as matrices by BLAS (ag_gemm) for float and complex dtypes, as broadcast
+    products summed on the device for integers (which wrap, as numpy's)."""
     who = "anygpu.tensordot"
     x1, x2 = _operand(x1, None, who, "x1"), _operand(x2, None, who, "x2")
     try:
@@ -649,7 +660,28 @@ def tensordot(x1, x2, /, *, axes=2):
     left = reshape(transpose(x1, tuple(free1 + a1)), (m, k))
     right = reshape(transpose(x2, tuple(a2 + free2)), (k, n))
     shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2)
-    return reshape(matmul(left, right), shape)
+    dt = result_type(x1, x2)
+    if dt.kind in "fc":
+        return reshape(matmul(left, right), shape)
+    if dt == bool:
+        raise error("AG_ERR_UNSUPPORTED", "%s: x1 and x2 are bool; tensordot takes numbers" % who)
+    return reshape(_integer_matmul(astype(left, dt, copy=False), astype(right, dt, copy=False)), shape)
+
+
+def _integer_matmul(left, right):
+    """left (m, k) @ right (k, n) for integers, which BLAS lacks: products broadcast to (rows,
+    k, n) and summed over k in the dtype (wrapping as numpy's), in blocks of rows of at most
+    2^22 products, on the device."""
+    (m, k), n = left.shape, right.shape[1]
+    if m == 0 or n == 0 or k == 0:
+        return _ops.zeros((m, n), left.dtype, left.device)
+    step = builtins.max(1, (1 << 22) // (k * n))
+    blocks = []
+    for r in range(0, m, step):
+        rows = left[r:r + step]
+        product = multiply(reshape(rows, rows.shape + (1,)), reshape(right, (1, k, n)))
+        blocks.append(_sum(product, axis=1, dtype=left.dtype))
+    return blocks[0] if len(blocks) == 1 else concat(blocks)
 
 
 # ---- cumulative sums -----------------------------------------------------------------------------
@@ -874,9 +906,37 @@ UniqueInverseResult = collections.namedtuple("UniqueInverseResult", ["values", "
 def _unique(name, x, want):
     """ag_unique's results @want (of values, indices, inverse, counts) for @x, as Arrays."""
     x = _operand(x, None, "anygpu." + name, "x")
+    if x.dtype.kind == "c":
+        return _unique_complex(x, want)
     ptrs = [ctypes.c_void_p() for _ in range(4)]
     _ag_unique(None, x._ptr, *(ctypes.byref(p) if w else None for p, w in zip(ptrs, want)))
     return [_adopt(p) if w else None for p, w in zip(ptrs, want)]
+
+
+def _unique_complex(x, want):
+    """_unique for complex @x, ordered as numpy's (by real part, then imaginary part; NaN last),
+    from device operations: two stable argsorts (imaginary parts, then real parts), a gather,
+    the starts of runs of equal values (each NaN its own, -0.0 and +0.0 one), their first
+    indices and counts, and each element's run through the inverse permutation."""
+    flat = reshape(x, (-1,))
+    n = flat.shape[0]
+    by_imag = argsort(_ops.imag(flat))
+    order = take(by_imag, argsort(take(_ops.real(flat), by_imag)))
+    v = take(flat, order)
+    if n == 0:
+        empty_i = _ops.zeros((0,), "int64", x.device)
+        out = [v, empty_i, reshape(empty_i, x.shape), empty_i]
+        return [o if w else None for o, w in zip(out, want)]
+    start = concat([_ops.ones((1,), "bool", x.device), not_equal(v[1:], v[:-1])])
+    starts = nonzero(start)[0]
+    values = take(v, starts)
+    indices = take(order, starts) if want[1] else None
+    counts = subtract(concat([starts[1:], asarray([n], device=x.device)]), starts) if want[3] else None
+    inverse = None
+    if want[2]:
+        run = subtract(cumulative_sum(astype(start, "int64")), 1)
+        inverse = reshape(take(run, argsort(order)), x.shape)
+    return [values, indices, inverse, counts]
 
 
 def unique_all(x, /):
@@ -910,6 +970,8 @@ def _mask_getitem(x, mask):
     if mask.device != x.device:
         raise error("AG_ERR_MISMATCH", "anygpu.Array: a mask on %s indexes an Array on %s"
                     % (mask.device.spec, x.device.spec))
+    if mask.size == 0 and x.size == 0 and mask.ndim <= x.ndim:  # nothing selected, as numpy takes it
+        return empty((0,) + x.shape[mask.ndim:], x.dtype, x.device)
     out = ctypes.c_void_p()
     _mask_select(None, x._ptr, mask._ptr, ctypes.byref(out))
     return _adopt(out)
@@ -931,8 +993,11 @@ def _array_key(x, key):
 
 
 def _mask_setitem(x, mask, value):
-    """x[mask] = value for a bool Array @mask of x's shape or its first axes and a scalar @value:
-    where(mask, value, x) written back into x."""
+    """x[mask] = value for a bool Array @mask of x's shape or its first axes: where(mask, value,
+    x) written back into x, on the device. @value is a scalar, an array that broadcasts to
+    each selected element (its shape the trailing part of x[mask]'s), or one row for each
+    selected element in order (x[mask]'s shape: ag_cumulative_sum numbers the selected
+    elements and ag_take gathers their rows)."""
     if mask.device != x.device:
         raise error("AG_ERR_MISMATCH", "anygpu.Array: a mask on %s indexes an Array on %s"
                     % (mask.device.spec, x.device.spec))
@@ -940,7 +1005,34 @@ def _mask_setitem(x, mask, value):
         raise error("AG_ERR_MISMATCH", "anygpu.Array: a mask of shape %s does not index an Array of shape %s"
                     % (mask.shape, x.shape))
     full = broadcast_to(reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim)), x.shape)
-    x[...] = _where(full, full_like(x, value), x)
+    if _is_number(value):
+        x[...] = _where(full, full_like(x, value), x)
+        return
+    v = value if isinstance(value, Array) else asarray(value, device=x.device)
+    if v.device != x.device:
+        raise error("AG_ERR_MISMATCH", "anygpu.Array: a value on %s is set into an Array on %s"
+                    % (v.device.spec, x.device.spec))
+    v = astype(v, x.dtype, copy=False)
+    tail = x.shape[mask.ndim:]
+    if v.ndim == len(tail) + 1 and v.shape[0] == 1:
+        v = reshape(v, v.shape[1:])
+    if v.ndim <= len(tail):  # the same value for every selected element
+        x[...] = _where(full, broadcast_to(v, x.shape), x)
+        return
+    count = int(_sum(astype(mask, "int64")))
+    if v.ndim != len(tail) + 1 or v.shape[0] != count:
+        raise error("AG_ERR_MISMATCH", "anygpu.Array: a value of shape %s is set into %d selected elements of shape %s"
+                    % (v.shape, count, tail))
+    if count == 0:
+        return
+    v = broadcast_to(v, (count,) + tail)
+    position = cumulative_sum(astype(reshape(mask, (-1,)), "int64"))  # 1 + the row of each selected element
+    rows = take(v, maximum(subtract(position, 1), 0), axis=0)
+    x[...] = _where(full, reshape(rows, x.shape), x)
+
+
+def _is_number(v):
+    return isinstance(v, (builtins.bool, builtins.int, builtins.float, builtins.complex, numpy.generic))
 
 
 def _array_namespace(self, /, *, api_version=None):

@@ -148,10 +148,19 @@ def _scalar_dtype(x, s, who):
         return numpy.dtype("complex64" if x.dtype == numpy.float32 else "complex128")
     if isinstance(s, (float, numpy.floating)):
         return x.dtype if x.dtype.kind in "fc" else numpy.dtype("float64")
-    if x.dtype.kind in _INT_KINDS:  # numpy 1.24's value-based rule: u8 + 300 -> u16, u8 + -1 -> i16
-        # Spelled with min_scalar_type, so numpy 2 (whose result_type keeps u8 and refuses
-        # 300) gives the same dtypes.
-        return numpy.result_type(x.dtype, numpy.min_scalar_type(int(s)))
+    if x.dtype.kind in _INT_KINDS:
+        # The standard's rule: an integer that x's dtype holds keeps that dtype (i8 >> 1 is i8).
+        # One it does not hold widens as numpy 1.24's value-based rule does (u8 + 300 -> u16,
+        # u8 + -1 -> i16, i8 + 300 -> i16; u64 + -1 -> float64), worked out here so that numpy
+        # 2, which has no such rule, gives the same dtypes.
+        v = int(s)
+        signed = x.dtype.kind == "i" or v < 0
+        for bits in (8, 16, 32, 64):
+            dt = numpy.dtype(("int%d" if signed else "uint%d") % bits)
+            wide = bits > 8 * x.dtype.itemsize if signed and x.dtype.kind == "u" else bits >= 8 * x.dtype.itemsize
+            if wide and numpy.iinfo(dt).min <= v <= numpy.iinfo(dt).max:
+                return dt
+        return numpy.result_type(x.dtype, numpy.min_scalar_type(v))
     return x.dtype
 
 
@@ -466,10 +475,11 @@ def _broadcast_to(v, shape, dt, dev, who):
     return broadcast_to(v, shape)
 
 
-def clip(x, lo=None, hi=None):
-    """min(max(x, lo), hi) elementwise (numpy.clip) for real dtypes; None leaves that side
-    open. Scalar bounds go through ag_clamp in one pass; Array bounds through maximum and
-    minimum."""
+def clip(x, /, min=None, max=None):
+    """min(max(x, @min), @max) elementwise (numpy.clip, the standard's clip) for real dtypes;
+    None leaves that side open. Scalar bounds go through ag_clamp in one pass; Array bounds
+    through maximum and minimum."""
+    lo, hi = min, max
     x = _operand(x, None, "anygpu.clip", "x")
     if (lo is None or _is_scalar(lo)) and (hi is None or _is_scalar(hi)):
         out = empty(x.shape, x.dtype, x.device)
@@ -839,11 +849,20 @@ def _matmul(who, a, b):
 
 # ---- conversions, views, creation ------------------------------------------------------------
 
-def astype(a, dtype):
-    """A new Array of @a's values in @dtype (ag_astype: numpy's conversions; complex to real
-    is refused, take real() or abs(); complex to bool is either part nonzero)."""
+def astype(a, dtype, /, *, copy=True, device=None):
+    """@a's values in @dtype (ag_astype: numpy's conversions; complex to real is refused, take
+    real() or abs(); complex to bool is either part nonzero), on @device (default: @a's). A new
+    Array, or with copy=False @a itself where it already has that dtype and device."""
     a = _operand(a, None, "anygpu.astype", "a")
     dtype_code(dtype, "anygpu.astype")
+    if copy not in (True, False):
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.astype: copy is %r, not True or False" % (copy,))
+    fresh = False
+    if device is not None:
+        moved = asarray(a, device=device)
+        a, fresh = moved, moved is not a
+    if numpy.dtype(dtype) == a.dtype and (fresh or not copy):
+        return a
     if a.dtype.kind == "c" and numpy.dtype(dtype).kind not in "cb":
         raise error("AG_ERR_UNSUPPORTED", "anygpu.astype: a is %s; converting it to %s would drop the imaginary "
                     "part: take real() or abs() first" % (a.dtype.name, numpy.dtype(dtype).name))
@@ -855,8 +874,14 @@ def astype(a, dtype):
     return out
 
 
-def reshape(a, shape, *more):
-    """A view of @a with another shape (one length may be -1), sharing its memory."""
+def reshape(a, shape, *more, copy=None):
+    """A view of @a with another shape (one length may be -1), sharing its memory; with
+    copy=True a new Array of those values. (Every layout reshapes as a view: copy=False and
+    None are the same.)"""
+    if copy not in (None, True, False):
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.reshape: copy is %r, not True, False or None" % (copy,))
+    if copy:
+        return reshape(_operand(a, None, "anygpu.reshape", "a"), shape, *more).copy()
     a = _operand(a, None, "anygpu.reshape", "a")
     if more or isinstance(shape, numbers.Integral):
         shape = (shape,) + more
@@ -925,9 +950,9 @@ def expand_dims(x, axis=0):
     axes = _axis_list(axis, who)
     nd = x.ndim + len(axes)
     for a in axes:
-        if not -nd <= a < nd:
-            raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r: %d is out of range for a result of %d dimensions"
-                        % (who, axis, a, nd))
+        if not -nd <= a < nd:  # an IndexError too, as the standard asks
+            raise _KeyIndexError("AG_ERR_INVALID_ARGUMENT", "%s: axis %r: %d is out of range for a result of %d "
+                                 "dimensions" % (who, axis, a, nd))
     axes = sorted(a % nd for a in axes)
     if len(set(axes)) != len(axes):
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: axis %r names a position twice" % (who, axis))
@@ -963,32 +988,40 @@ def _matrix_transpose(x):
     return transpose(x, tuple(range(x.ndim - 2)) + (x.ndim - 1, x.ndim - 2))
 
 
-def full(shape, value, dtype=None, device=None):
-    """A new Array of @shape filled with @value, in @dtype (default float32, complex64 for a
-    complex value: anygpu's default precision) on @device. An integer dtype takes only
-    integers in its range, never rounded or wrapped."""
+def full(shape, fill_value, dtype=None, device=None):
+    """A new Array of @shape filled with @fill_value, in @dtype on @device. The default dtype is
+    the value's, as the standard's: bool for a bool, int64 for an integer, float32 for a float
+    and complex64 for a complex number (anygpu's default precision); a numpy scalar keeps its
+    own. An integer dtype takes only integers in its range, never rounded or wrapped."""
     if dtype is None:
-        dtype = "complex64" if isinstance(value, (complex, numpy.complexfloating)) else "float32"
+        if isinstance(fill_value, numpy.generic):
+            dtype = fill_value.dtype
+        elif isinstance(fill_value, bool):
+            dtype = "bool"
+        elif isinstance(fill_value, int):
+            dtype = "int64"
+        else:
+            dtype = "complex64" if isinstance(fill_value, complex) else "float32"
     out = empty(shape, dtype, device)
-    _fill(out, value)
+    _fill(out, fill_value)
     return out
 
 
 def _fill(out, value):
     if not (_is_scalar(value) or isinstance(value, (bool, numpy.bool_))):
-        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: value %r is not a number" % (value,))
+        raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: fill_value %r is not a number" % (value,))
     value = complex(value)
     _fill_complex(None, out._ptr, value.real, value.imag)
 
 
 def zeros(shape, dtype="float32", device=None):
-    """A new Array of zeros (ag_fill)."""
-    return full(shape, 0, dtype, device)
+    """A new Array of zeros (ag_fill); dtype None is float32."""
+    return full(shape, 0, "float32" if dtype is None else dtype, device)
 
 
 def ones(shape, dtype="float32", device=None):
-    """A new Array of ones (ag_fill)."""
-    return full(shape, 1, dtype, device)
+    """A new Array of ones (ag_fill); dtype None is float32."""
+    return full(shape, 1, "float32" if dtype is None else dtype, device)
 
 
 def _like(a, dtype, device):
@@ -1022,10 +1055,10 @@ def ones_like(a, dtype=None, device=None):
     return ones(*_like(a, dtype, device))
 
 
-def full_like(a, value, dtype=None, device=None):
-    """@value in an Array of @a's shape and dtype (empty_like says which)."""
+def full_like(a, fill_value, dtype=None, device=None):
+    """@fill_value in an Array of @a's shape and dtype (empty_like says which)."""
     shape, dt, dev = _like(a, dtype, device)
-    return full(shape, value, dt, dev)
+    return full(shape, fill_value, dt, dev)
 
 
 # ---- indexing --------------------------------------------------------------------------------
@@ -1148,9 +1181,8 @@ def _setitem(a, key, value):
     if isinstance(key, (Array, list)) or (isinstance(key, numpy.ndarray) and key.ndim > 0):
         from ._namespace import _mask_setitem
         mask = key if isinstance(key, Array) else asarray(key, device=a.device)
-        if mask.dtype != numpy.bool_ or not (_is_scalar(value) or isinstance(value, bool)):
-            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: a[key] = value takes an array key only as a bool mask "
-                        "with a scalar value")
+        if mask.dtype != numpy.bool_:
+            raise error("AG_ERR_UNSUPPORTED", "anygpu.Array: a[key] = value takes an array key only as a bool mask")
         _mask_setitem(a, mask, value)
         return
     view = _getitem(a, key)

@@ -119,11 +119,47 @@ def test_refusals(dev):
     x = put(dev, signal("complex64", (4, 6)))
     with pytest.raises(anygpu.UnsupportedError, match="anygpu.fft.rfft: x is complex64"):
         anygpu.fft.rfft(x)
-    with pytest.raises(anygpu.UnsupportedError, match="anygpu.fft.fft: axes"):
-        anygpu.fft.fft(x, axis=0)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.fft.fft: axis 2 is out of range"):
+        anygpu.fft.fft(x, axis=2)
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.fft.fftn: axes .* repeat"):
+        anygpu.fft.fftn(x, axes=(0, 0))
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.fft.fft: length 0"):
+        anygpu.fft.fft(x, n=0)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.fft.fft2: norm"):
         anygpu.fft.fft2(x, norm="unitary")
-    with pytest.raises(anygpu.UnsupportedError, match="neither pads nor crops"):
-        anygpu.fft.fft(x, n=8)
-    with pytest.raises(anygpu.MismatchError, match="anygpu.fft.irfft: output length 20"):
-        anygpu.fft.irfft(x, 20)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "float64", "complex128"])
+def test_any_axes_with_cropping_and_padding(dev, dtype):
+    """Axes other than the trailing ones (moved there as views), n= and s= cropping or padding
+    with zeros, -1 in s, and more than 3 axes (several library calls), as numpy.fft."""
+    need_fp64(dev, dtype)
+    a = signal(dtype, (4, 6, 5))
+    x = put(dev, a)
+    cdt = COMPLEX[dtype]
+    assert_close(anygpu.fft.fft(x, axis=0), numpy.fft.fft(a, axis=0).astype(cdt), scale=10)
+    assert_close(anygpu.fft.ifft(x, n=3, axis=1), numpy.fft.ifft(a, n=3, axis=1).astype(cdt), scale=10)
+    assert_close(anygpu.fft.fft(x, n=9, axis=-1, norm="ortho"), numpy.fft.fft(a, n=9, norm="ortho").astype(cdt),
+                 scale=10)
+    assert_close(anygpu.fft.fftn(x, s=(5, 4), axes=(0, 2)), numpy.fft.fftn(a, s=(5, 4), axes=(0, 2)).astype(cdt),
+                 scale=10)
+    assert_close(anygpu.fft.fftn(x, s=(-1, 7), axes=(2, 0)), numpy.fft.fftn(a, s=(5, 7), axes=(2, 0)).astype(cdt),
+                 scale=10)
+    assert_close(anygpu.fft.fftshift(x, axes=(0, 2)), numpy.fft.fftshift(a, axes=(0, 2)))
+    assert_close(anygpu.fft.ifftshift(x, axes=0), numpy.fft.ifftshift(a, axes=0))
+    b = signal(dtype, (2, 3, 2, 4, 3))
+    assert_close(anygpu.fft.ifftn(put(dev, b), norm="forward"), numpy.fft.ifftn(b, norm="forward").astype(cdt),
+                 scale=10)
+    if numpy.dtype(dtype).kind == "f":
+        assert_close(anygpu.fft.rfft(x, axis=1), numpy.fft.rfft(a, axis=1).astype(cdt), scale=10)
+        assert_close(anygpu.fft.rfftn(x, s=(3, 8), axes=(2, 0)), numpy.fft.rfftn(a, s=(3, 8), axes=(2, 0)).astype(cdt),
+                     scale=10)
+        assert_close(anygpu.fft.rfftn(put(dev, b)), numpy.fft.rfftn(b).astype(cdt), scale=10)
+        assert_close(anygpu.fft.ihfft(x, n=4, axis=0), numpy.fft.ihfft(a, n=4, axis=0).astype(cdt), scale=10)
+        spectrum = numpy.fft.rfftn(a, axes=(0, 1))
+        assert_close(anygpu.fft.irfftn(put(dev, spectrum.astype(cdt)), s=(4, 7), axes=(0, 1)),
+                     numpy.fft.irfftn(spectrum, s=(4, 7), axes=(0, 1)).astype(dtype), scale=10)
+        assert_close(anygpu.fft.irfft(put(dev, spectrum.astype(cdt)), n=3, axis=0),
+                     numpy.fft.irfft(spectrum, n=3, axis=0).astype(dtype), scale=10)
+        assert_close(anygpu.fft.hfft(put(dev, spectrum.astype(cdt)), n=5, axis=1),
+                     numpy.fft.hfft(spectrum, n=5, axis=1).astype(dtype), scale=10)

@@ -132,20 +132,27 @@ def test_vecdot_matches_numpy(dev, dtype):
     numpy.testing.assert_allclose(numpy.asarray(got), numpy.sum(numpy.conj(a) * a, axis=1), rtol=1e-5)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "int8", "int64", "uint16"])
 def test_tensordot_matches_numpy(dev, dtype):
+    """BLAS for floats; for integers broadcast products summed on the device, wrapping in the
+    dtype as numpy's (int8 sums of 20 products of up to 10 * 10 wrap)."""
     need_fp64(dev, dtype)
     rng = numpy.random.default_rng(6)
-    a, b = rng.normal(size=(3, 4, 5)).astype(dtype), rng.normal(size=(4, 5, 2)).astype(dtype)
+
+    def draw(shape):
+        if numpy.dtype(dtype).kind in "iu":
+            return rng.integers(0 if dtype.startswith("u") else -10, 11, shape).astype(dtype)
+        return rng.normal(size=shape).astype(dtype)
+    a, b = draw((3, 4, 5)), draw((4, 5, 2))
     x, y = put(dev, a), put(dev, b)
-    rtol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
-    c, d = rng.normal(size=(5, 2)).astype(dtype), rng.normal(size=(4, 2, 3)).astype(dtype)
+    rtol = 1e-5 if dtype in ("float32", "complex64") else 1e-12 if dtype == "float64" else 0
+    c, d = draw((5, 2)), draw((4, 2, 3))
     for axes, other in ((2, y), (1, put(dev, c)), (0, y), (([1, 0], [0, 2]), put(dev, d)), (([0, 2], [0, 2]), x),
                         (1, put(dev, c.T).mT)):  # a transposed view: copied into a matrix
         ob = numpy.asarray(other)
         got = anygpu.tensordot(x, other, axes=axes)
         want = numpy.tensordot(a, ob, axes=axes)
-        assert got.shape == want.shape
+        assert got.shape == want.shape and got.dtype == want.dtype
         numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=rtol, atol=rtol * 10)
 
 

@@ -37,6 +37,8 @@ def test_finfo_and_iinfo_give_numpy_s_limits():
         want = numpy.finfo(name)
         assert (f.bits, f.eps, f.max, f.min, f.smallest_normal) == (want.bits, want.eps, want.max, want.min,
                                                                      want.smallest_normal)
+        assert type(f.bits) is int and all(type(v) is float for v in (f.eps, f.max, f.min, f.smallest_normal))
+        assert f.dtype == numpy.dtype(name.replace("complex64", "float32").replace("complex128", "float64"))
     for name in NAMES[1:9]:
         i = anygpu.iinfo(name)
         assert (i.bits, i.min, i.max) == (numpy.iinfo(name).bits, numpy.iinfo(name).min, numpy.iinfo(name).max)
@@ -154,9 +156,111 @@ def test_asarray_takes_the_standard_s_copy_keyword(dev):
         anygpu.asarray(x, copy="yes")
 
 
+def test_python_floats_take_the_default_floating_dtypes(dev):
+    """float32 and complex64 for Python numbers, as every creation function gives; numpy's own
+    values keep their dtype; full takes its value's kind."""
+    with anygpu.device(dev):
+        assert anygpu.asarray(0.5).dtype == anygpu.float32 and anygpu.asarray([1.0, 2]).dtype == anygpu.float32
+        assert anygpu.asarray([[1j], [2.0]]).dtype == anygpu.complex64 and anygpu.asarray(3).dtype == anygpu.int64
+        assert anygpu.asarray(numpy.float64(1.5)).dtype == anygpu.float64
+        assert anygpu.asarray([numpy.float64(1.5)]).dtype == anygpu.float64
+        assert anygpu.asarray(numpy.ones(2)).dtype == anygpu.float64
+        assert anygpu.asarray(1.5, dtype="float64").dtype == anygpu.float64
+        for value, dtype in ((True, "bool"), (3, "int64"), (2.5, "float32"), (1j, "complex64"),
+                             (numpy.int16(4), "int16")):
+            got = anygpu.full((2,), value)
+            assert got.dtype == numpy.dtype(dtype)
+            numpy.testing.assert_array_equal(numpy.asarray(got), numpy.full((2,), value, dtype))
+        assert anygpu.full_like(anygpu.zeros(3, "int8"), fill_value=5).dtype == anygpu.int8
+        for make in (anygpu.zeros, anygpu.ones, anygpu.empty):
+            assert make((), dtype=None).dtype == anygpu.float32
+
+
+def test_python_integers_keep_an_integer_array_s_dtype(dev):
+    """The standard's rule where the value fits (int8 >> 1 is int8); numpy 1.24's widening where
+    it does not (uint8 + 300 is uint16)."""
+    x = put(dev, numpy.array([-7, 100], "int8"))
+    for got, want in ((x >> 1, numpy.array([-4, 50], "int8")), (x + 27, numpy.array([20, 127], "int8")),
+                      (x * 2, numpy.array([-14, -56], "int8")), (x + 300, numpy.array([293, 400], "int16"))):
+        assert got.dtype == want.dtype
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint16", "uint64"])
+def test_integer_power_negative_and_sign_match_numpy(dev, dtype):
+    """Integer ** wraps as numpy's; a negative power (numpy refuses it) truncates 1 / a^|b|;
+    the negative of an unsigned integer is 2^bits - x; sign of unsigned is 0 or 1."""
+    dt = numpy.dtype(dtype)
+    rng = numpy.random.default_rng(3)
+    a = rng.integers(0 if dt.kind == "u" else -9, 10, 64).astype(dt)
+    b = rng.integers(0, 70, 64).astype(dt)
+    x, y = put(dev, a), put(dev, b)
+    with numpy.errstate(all="ignore"):
+        numpy.testing.assert_array_equal(numpy.asarray(x ** y), a ** b)
+        numpy.testing.assert_array_equal(numpy.asarray(anygpu.pow(x, 3)), a ** dt.type(3))
+        numpy.testing.assert_array_equal(numpy.asarray(-x), -a)
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.sign(x)), numpy.sign(a))
+    assert (-x).dtype == dt and anygpu.sign(x).dtype == dt
+    if dt.kind == "i":
+        base = put(dev, numpy.array([1, -1, -1, 2, -3, 0], dt))
+        power = put(dev, numpy.array([-5, -3, -4, -1, -2, 1], dt))
+        numpy.testing.assert_array_equal(numpy.asarray(base ** power), numpy.array([1, -1, 1, 0, 0, 0], dt))
+
+
+def test_sign_of_zero_is_positive_zero(dev):
+    got = numpy.asarray(anygpu.sign(put(dev, numpy.array([-0.0, 0.0, -2.5, numpy.nan], "float32"))))
+    numpy.testing.assert_array_equal(got, numpy.array([0.0, 0.0, -1.0, numpy.nan], "float32"))
+    assert not numpy.signbit(got[0])
+
+
+def test_the_standard_s_keywords(dev):
+    """astype's copy and device, reshape's copy, clip's min and max, to_device's stream,
+    from_dlpack's device and copy."""
+    a = numpy.arange(6, dtype="float32").reshape(2, 3)
+    x = put(dev, a)
+    assert anygpu.astype(x, "float32", copy=False) is x
+    y = anygpu.astype(x, "float32")
+    assert y is not x and y.dtype == anygpu.float32
+    host = anygpu.astype(x, "int32", device="host")
+    assert host.device == anygpu.device("host") and host.dtype == anygpu.int32
+    numpy.testing.assert_array_equal(numpy.asarray(host), a.astype("int32"))
+    r = anygpu.reshape(x, (3, 2), copy=True)
+    r[0, 0] = 9
+    assert float(x[0, 0]) == 0  # a copy
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.clip(x, min=1, max=4)), numpy.clip(a, 1, 4))
+    numpy.testing.assert_array_equal(numpy.asarray(anygpu.clip(x, max=2)), numpy.minimum(a, 2))
+    assert x.to_device(dev, stream=None).device == dev
+    with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.Array.to_device: stream is 1"):
+        x.to_device(dev, stream=1)
+    h = anygpu.asarray(a, device="host")
+    moved = anygpu.from_dlpack(h, device=dev)
+    assert moved.device == dev
+    numpy.testing.assert_array_equal(numpy.asarray(moved), a)
+    copied = anygpu.from_dlpack(h, copy=True)
+    copied[0, 0] = 5
+    assert float(h[0, 0]) == 0
+    if dev != anygpu.device("host"):
+        with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.from_dlpack: copy=False, but x is on host"):
+            anygpu.from_dlpack(h, device=dev, copy=False)
+        numpy.testing.assert_array_equal(numpy.from_dlpack(_HostExport(x)), a)
+
+
+class _HostExport:
+    """A consumer asking an Array for host memory (dl_device (1, 0)), as the standard lets it."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __dlpack__(self, stream=None):
+        return self.x.__dlpack__(dl_device=(1, 0))
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
 def test_functions_take_python_numbers_as_0d_arrays(dev):
     with anygpu.device(dev):
-        got = anygpu.isfinite(numpy.float32(1.5))  # a Python float is float64, as numpy makes it
+        got = anygpu.isfinite(numpy.float32(1.5))
         assert isinstance(got, anygpu.Array) and got.shape == () and bool(got)
         assert float(anygpu.sqrt(numpy.float32(4))) == 2.0
         assert not bool(anygpu.isnan(7))

@@ -314,7 +314,9 @@ def test_errors(dev):
     with pytest.raises(anygpu.UnsupportedError, match="float16"):
         anygpu.asarray(numpy.arange(3, dtype="float16"), device=dev)
     with pytest.raises(anygpu.UnsupportedError, match="^AG_ERR_UNSUPPORTED: anygpu.Array.__pow__: "):
-        put(dev, sample("int32")) ** put(dev, sample("int32"))
+        put(dev, sample("int32") > 0) ** put(dev, sample("int32") > 0)
+    with pytest.raises(IndexError, match="anygpu.expand_dims: axis 3: 3 is out of range"):
+        anygpu.expand_dims(put(dev, sample("int32")), axis=3)
     with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.Array.__add__: b is a str"):
         x + "a"
 

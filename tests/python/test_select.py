@@ -1,6 +1,7 @@
 """take, take_along_axis, searchsorted, nonzero, count_nonzero, boolean and integer array indexing
 and the four unique functions against numpy 1.24 on every device (unique: numpy's with NaN
-distinct, the standard's rule), and the arguments each refuses."""
+distinct, the standard's rule; complex values too), masked assignment of scalars and arrays,
+and the arguments each refuses."""
 
 import numpy
 import pytest
@@ -15,6 +16,8 @@ REAL = [d for d in ALL if not d.startswith("complex")]
 def sample(dtype, shape, seed=1):
     rng = numpy.random.default_rng(seed)
     a = rng.integers(0, 5, shape).astype(dtype)
+    if numpy.dtype(dtype).kind == "c":  # imaginary parts too, so that complex order has two keys
+        a += 1j * rng.integers(-1, 2, shape)
     if numpy.dtype(dtype).kind in "fc":
         a.flat[::7] = numpy.nan
         a.flat[1::5] = -0.0
@@ -58,6 +61,22 @@ def test_nonzero_count_nonzero_and_mask_assignment(dev, dtype):
     b = a.copy()
     b[mask] = 1
     numpy.testing.assert_array_equal(numpy.asarray(x), b)
+    # An array value: one for every selected element, one row per selected element, or one value
+    # for each (a 0-d Array, a row that broadcasts).
+    rows = sample(dtype, (int(mask.sum()),), 7)
+    x[put(dev, mask)] = put(dev, rows)
+    b[mask] = rows
+    numpy.testing.assert_array_equal(numpy.asarray(x), b)
+    first = mask[:, 0]
+    x[put(dev, first)] = put(dev, sample(dtype, (int(first.sum()), 6), 8))
+    b[first] = sample(dtype, (int(first.sum()), 6), 8)
+    x[put(dev, ~first)] = put(dev, sample(dtype, (6,), 9))
+    b[~first] = sample(dtype, (6,), 9)
+    x[put(dev, mask)] = put(dev, numpy.array(3, dtype))
+    b[mask] = 3
+    numpy.testing.assert_array_equal(numpy.asarray(x), b)
+    empty = put(dev, numpy.zeros((0, 3), dtype))  # an empty mask selects nothing, as numpy's
+    assert empty[put(dev, numpy.zeros((0, 0), bool))].shape == numpy.zeros((0, 3))[numpy.zeros((0, 0), bool)].shape
 
 
 @pytest.mark.parametrize("dtype", REAL)
@@ -75,7 +94,7 @@ def test_searchsorted_matches_numpy(dev, dtype):
         numpy.searchsorted(shuffled, v, sorter=order))
 
 
-@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("dtype", ALL)
 def test_unique_functions_match_numpy_with_nan_distinct(dev, dtype):
     need_fp64(dev, dtype)
     a = sample(dtype, (6, 7))
@@ -103,7 +122,7 @@ def test_bad_arguments_raise_by_name(dev):
         anygpu.take(x, put(dev, numpy.ones(2, "float32")), axis=0)
     with pytest.raises(anygpu.InvalidArgumentError, match="side"):
         anygpu.searchsorted(x[0], x[1], side="middle")
-    with pytest.raises(anygpu.UnsupportedError, match="unique_values: x is complex64"):
-        anygpu.unique_values(put(dev, numpy.ones(3, "complex64")))
-    with pytest.raises(anygpu.UnsupportedError, match="bool mask with a scalar value"):
-        x[put(dev, numpy.ones((2, 3), bool))] = x
+    with pytest.raises(anygpu.UnsupportedError, match="array key only as a bool mask"):
+        x[put(dev, numpy.array([0, 1]))] = 2
+    with pytest.raises(anygpu.MismatchError, match="a value of shape \\(2, 3\\) is set into 4 selected elements"):
+        x[put(dev, numpy.array([[1, 1, 0], [1, 0, 1]], bool))] = x
