@@ -22,4 +22,5 @@ from ._namespace import *  # noqa: F401,F403  the array API's constants, dtypes,
 from ._dlpack import *  # noqa: F401,F403  from_dlpack
 from ._info import __array_namespace_info__  # noqa: F401  the array API's inspection object
 from . import fft  # noqa: F401  anygpu.fft.fft2, ifft2, rfft2, irfft2...
+from . import linalg  # noqa: F401  the standard's linalg extension, as far as anygpu has it
 from . import azint, learn, sporco, template  # noqa: F401  the scientific layers
