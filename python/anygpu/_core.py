@@ -239,7 +239,8 @@ class Array:
 
     def __del__(self):
         ptr = getattr(self, "_ptr", None)
-        if ptr is not None and ptr.value:
+        # At interpreter exit the module's globals may already be None: the process frees all.
+        if ptr is not None and ptr.value and _array_free is not None:
             _array_free(ptr)
             self._ptr = None
 
