@@ -1010,6 +1010,18 @@ def full(shape, fill_value, dtype=None, device=None):
 def _fill(out, value):
     if not (_is_scalar(value) or isinstance(value, (bool, numpy.bool_))):
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: fill_value %r is not a number" % (value,))
+    if out.dtype.kind in "iu" and isinstance(value, (int, numpy.integer)) and not isinstance(value, bool) \
+            and builtins.abs(int(value)) > 2 ** 53:
+        # Past 2^53 a double holds no every integer: the exact value goes over as a 0-d array,
+        # copied into every element on the device (ag_fill refuses one outside the dtype).
+        info = numpy.iinfo(out.dtype)
+        if not info.min <= int(value) <= info.max:
+            raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: fill_value %d is outside %s's range [%d, %d]"
+                        % (int(value), out.dtype.name, info.min, info.max))
+        one = asarray(numpy.array(int(value), out.dtype), device=out.device)
+        every = broadcast_to(one, out.shape)  # kept alive through the call
+        _copy(None, every._ptr, out._ptr)
+        return
     value = complex(value)
     _fill_complex(None, out._ptr, value.real, value.imag)
 

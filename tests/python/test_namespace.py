@@ -174,6 +174,15 @@ def test_python_floats_take_the_default_floating_dtypes(dev):
         assert anygpu.full_like(anygpu.zeros(3, "int8"), fill_value=5).dtype == anygpu.int8
         for make in (anygpu.zeros, anygpu.ones, anygpu.empty):
             assert make((), dtype=None).dtype == anygpu.float32
+        # 64-bit integers past 2^53, which a double does not hold, arrive exactly.
+        big = anygpu.full((2, 3), 2 ** 63 + 1, dtype="uint64")
+        numpy.testing.assert_array_equal(numpy.asarray(big), numpy.full((2, 3), 2 ** 63 + 1, "uint64"))
+        small = anygpu.zeros((2, 2), "int64")
+        small[0] = -2 ** 62 - 3
+        assert numpy.asarray(small).tolist() == [[-2 ** 62 - 3] * 2, [0, 0]]
+        with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.full: fill_value 18446744073709551616 is "
+                                                              "outside uint64's range"):
+            anygpu.full((2,), 2 ** 64, dtype="uint64")
 
 
 def test_python_integers_keep_an_integer_array_s_dtype(dev):
