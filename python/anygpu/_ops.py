@@ -185,7 +185,7 @@ def _pair(a, b, who, op=None, out_dtype=None):
     """Operands of a binary operation @op, as (x, y, swapped, dtype): x an Array, y a scalar
     or an Array of x's dtype on x's device, swapped when x was @b. @out_dtype forces the dtype
     (in-place operators). Comparisons with a real scalar keep x's dtype: ag_compare_scalar
-    compares exactly."""
+    compares exactly what a double holds; an integer past 2^53 goes as a 0-d Array."""
     swapped = False
     a, b = (v[()] if isinstance(v, numpy.ndarray) and v.ndim == 0 else v for v in (a, b))  # 0-d: a scalar
     if not isinstance(a, Array):
@@ -214,6 +214,10 @@ def _pair(a, b, who, op=None, out_dtype=None):
                         % (who, dt.name, out_dtype.name))
         dt = out_dtype
     dt = _check_dtype(dt, dev, who)
+    if dt.kind in "iu" and isinstance(b, (int, numpy.integer)) and not isinstance(b, (bool, numpy.bool_)) \
+            and not -2 ** 53 <= int(b) <= 2 ** 53 and numpy.iinfo(dt).min <= int(b) <= numpy.iinfo(dt).max:
+        # An integer a double does not hold (the scalar forms take one): a 0-d array, exact.
+        b = asarray(numpy.array(int(b), dt), device=dev)
     a = _as(a, dt)
     if isinstance(b, Array):
         b = _as(b, dt)

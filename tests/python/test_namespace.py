@@ -183,6 +183,13 @@ def test_python_floats_take_the_default_floating_dtypes(dev):
         with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.full: fill_value 18446744073709551616 is "
                                                               "outside uint64's range"):
             anygpu.full((2,), 2 ** 64, dtype="uint64")
+        # ... and so do such scalars in comparisons and arithmetic.
+        a = numpy.array([2 ** 62 + 1, 5], "int64")
+        x = anygpu.asarray(a)
+        for got, want in ((x == 2 ** 62 + 1, a == 2 ** 62 + 1), (x < 2 ** 62 + 1, a < 2 ** 62 + 1),
+                          (x + (2 ** 62 - 1), a + (2 ** 62 - 1)), (x - (2 ** 62 + 1), a - (2 ** 62 + 1)),
+                          (anygpu.asarray(2 ** 63 + 1, dtype="uint64") != 2 ** 63 + 1, numpy.array(False))):
+            numpy.testing.assert_array_equal(numpy.asarray(got), want)
 
 
 def test_python_integers_keep_an_integer_array_s_dtype(dev):
