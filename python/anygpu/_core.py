@@ -380,6 +380,13 @@ def _from_numpy(host, dev, dtype, who):
     C-ordered and in the machine's byte order (a big-endian '>f4' array is swapped first)."""
     obj = host
     try:
+        if dtype is not None and isinstance(host, (list, tuple)) and numpy.dtype(dtype).kind in "iu":
+            # Straight into the integer dtype: numpy reads [2**63 + 1, 3] as float64 otherwise,
+            # which rounds the large value.
+            try:
+                host = numpy.asarray(host, dtype=numpy.dtype(dtype))
+            except (TypeError, ValueError, OverflowError):
+                pass  # read as numpy would, and refused below with anygpu's words
         host = numpy.asarray(host)
     except (TypeError, ValueError) as e:
         raise error("AG_ERR_INVALID_ARGUMENT", "%s: numpy cannot read obj as an array (%s)" % (who, e)) from None
@@ -389,7 +396,11 @@ def _from_numpy(host, dev, dtype, who):
         if host.dtype.kind == "c" and dtype.kind != "c":
             raise error("AG_ERR_UNSUPPORTED", "%s: obj is %s; converting it to %s would drop the imaginary part "
                         "(take .real or abs() first)" % (who, host.dtype.name, dtype.name))
-        host = host.astype(dtype, copy=False)
+        try:
+            host = host.astype(dtype, copy=False)
+        except (TypeError, ValueError) as e:
+            raise error("AG_ERR_INVALID_ARGUMENT", "%s: numpy cannot convert obj (%s) to %s (%s)"
+                        % (who, host.dtype.name, dtype.name, e)) from None
     if not host.dtype.isnative:
         host = host.astype(host.dtype.newbyteorder("="))
     code = dtype_code(host.dtype, who)
@@ -455,13 +466,17 @@ def asarray(obj, device=None, dtype=None, *, copy=None):
     if copy is False:
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.asarray: copy=False, but %s is copied to make an Array"
                     % type(obj).__name__)
-    if dtype is None and isinstance(obj, (float, complex, list, tuple)) and _python_numbers(obj):
+    if dtype is None and isinstance(obj, (float, complex, list, tuple)):
         # Python floats and complex numbers take the default floating dtypes (float32,
-        # complex64), those of every creation function, on every device.
+        # complex64), those of every creation function, on every device; numpy's own values in
+        # a list keep theirs (the walk over the list happens only when numpy made float64 or
+        # complex128 of it, and numpy reads the list once).
         try:
-            kind = numpy.asarray(obj).dtype.kind
+            host = numpy.asarray(obj)
         except (TypeError, ValueError):  # a ragged list: _from_numpy says so
-            kind = None
-        if kind in ("f", "c"):
-            dtype = "float32" if kind == "f" else "complex64"
+            host = None
+        if host is not None:
+            if host.dtype in (numpy.float64, numpy.complex128) and _python_numbers(obj):
+                dtype = "float32" if host.dtype == numpy.float64 else "complex64"
+            obj = host
     return _from_numpy(obj, dev, dtype, "anygpu.asarray")

@@ -57,7 +57,8 @@ INVALID, UNSUPPORTED, MISMATCH, RANGE = "AG_ERR_INVALID_ARGUMENT", "AG_ERR_UNSUP
 # ---- creation and conversion ----
 case("anygpu.asarray", UNSUPPORTED, lambda d: anygpu.asarray(F16, device=d),
      lambda d: anygpu.asarray(numpy.ones(2, "complex64"), d, "float32"))
-case("anygpu.asarray", INVALID, lambda d: anygpu.asarray([[1, 2], [3]], device=d),
+case("anygpu.asarray", INVALID, lambda d: anygpu.asarray(["x"], device=d, dtype="int32"),
+     lambda d: anygpu.asarray([[1, 2], [3]], device=d),
      lambda d: anygpu.asarray([1.0], device=d, dtype="no such dtype"))
 case("anygpu.empty", INVALID, lambda d: anygpu.empty("x", device=d), lambda d: anygpu.empty((2.5,), device=d),
      lambda d: anygpu.empty((1,) * 9, device=d), lambda d: anygpu.empty((-1,), device=d))

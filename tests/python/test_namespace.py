@@ -183,6 +183,7 @@ def test_python_floats_take_the_default_floating_dtypes(dev):
         with pytest.raises(anygpu.InvalidArgumentError, match="anygpu.full: fill_value 18446744073709551616 is "
                                                               "outside uint64's range"):
             anygpu.full((2,), 2 ** 64, dtype="uint64")
+        assert int(anygpu.asarray([2 ** 63 + 1, 3], dtype="uint64")[0]) == 2 ** 63 + 1  # numpy alone: float64
         # ... and so do such scalars in comparisons and arithmetic.
         a = numpy.array([2 ** 62 + 1, 5], "int64")
         x = anygpu.asarray(a)
