@@ -214,14 +214,19 @@ def _pair(a, b, who, op=None, out_dtype=None):
                         % (who, dt.name, out_dtype.name))
         dt = out_dtype
     dt = _check_dtype(dt, dev, who)
-    if dt.kind in "iu" and isinstance(b, (int, numpy.integer)) and not isinstance(b, (bool, numpy.bool_)) \
-            and not -2 ** 53 <= int(b) <= 2 ** 53 and numpy.iinfo(dt).min <= int(b) <= numpy.iinfo(dt).max:
+    if dt.kind in "iu" and _past_double(b) and numpy.iinfo(dt).min <= int(b) <= numpy.iinfo(dt).max:
         # An integer a double does not hold (the scalar forms take one): a 0-d array, exact.
         b = asarray(numpy.array(int(b), dt), device=dev)
     a = _as(a, dt)
     if isinstance(b, Array):
         b = _as(b, dt)
     return a, b, swapped, dt
+
+
+def _past_double(v):
+    """@v is an integer (not a bool) past 2^53 in magnitude, which a double may not hold."""
+    return isinstance(v, (int, numpy.integer)) and not isinstance(v, (bool, numpy.bool_)) \
+        and not -2 ** 53 <= int(v) <= 2 ** 53
 
 
 def _broadcast(a, b, who):
@@ -1014,10 +1019,9 @@ def full(shape, fill_value, dtype=None, device=None):
 def _fill(out, value):
     if not (_is_scalar(value) or isinstance(value, (bool, numpy.bool_))):
         raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: fill_value %r is not a number" % (value,))
-    if out.dtype.kind in "iu" and isinstance(value, (int, numpy.integer)) and not isinstance(value, bool) \
-            and builtins.abs(int(value)) > 2 ** 53:
-        # Past 2^53 a double holds no every integer: the exact value goes over as a 0-d array,
-        # copied into every element on the device (ag_fill refuses one outside the dtype).
+    if out.dtype.kind in "iu" and _past_double(value):
+        # The exact value goes over as a 0-d array, copied into every element on the device
+        # (ag_fill, which takes a double, refuses one outside the dtype).
         info = numpy.iinfo(out.dtype)
         if not info.min <= int(value) <= info.max:
             raise error("AG_ERR_INVALID_ARGUMENT", "anygpu.full: fill_value %d is outside %s's range [%d, %d]"
