@@ -378,7 +378,6 @@ def _from_numpy(host, dev, dtype, who):
     """A new Array on @dev of @host's values (anything numpy.asarray takes), in @dtype when
     given. The one place a caller's numpy data enters the library: the bytes handed to C are
     C-ordered and in the machine's byte order (a big-endian '>f4' array is swapped first)."""
-    obj = host
     try:
         if dtype is not None and isinstance(host, (list, tuple)) and numpy.dtype(dtype).kind in "iu":
             # Straight into the integer dtype: numpy reads [2**63 + 1, 3] as float64 otherwise,

@@ -21,9 +21,9 @@ import numpy
 
 import collections
 
-from ._core import Array, _resolve_device, asarray, empty
+from ._core import Array, asarray, empty
 from ._lib import AG_DTYPE, DTYPES, UnsupportedError, error, fn, named
-from ._ops import (_axes, _check_dtype, _float_of_int, _item, _operand, astype, broadcast_to, conj, divide,
+from ._ops import (_axes, _check_dtype, _float_of_int, _operand, astype, broadcast_to, conj, divide,
                    expand_dims, full_like, matmul, maximum, multiply, not_equal, power, ravel, reshape, subtract,
                    transpose)
 from ._ops import where as _where

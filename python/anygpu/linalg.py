@@ -14,7 +14,7 @@ import operator
 
 import numpy
 
-from ._core import Array, asarray
+from ._core import asarray
 from ._lib import error, named
 from ._namespace import matrix_transpose as _matrix_transpose
 from ._namespace import tensordot as _tensordot

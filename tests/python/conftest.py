@@ -51,3 +51,12 @@ def assert_close(got, want, dtype=None, scale=1):
     rtol = tol(dtype) * scale
     atol = rtol * (float(numpy.nanmax(numpy.abs(want))) if want.size else 0)
     numpy.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+
+
+def normal(dtype, shape, seed=0):
+    """Standard normal values of @shape in @dtype (complex: both parts drawn)."""
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if numpy.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)

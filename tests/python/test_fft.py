@@ -5,18 +5,13 @@ import numpy
 import pytest
 
 import anygpu
-from conftest import assert_close, need_fp64, put
+from conftest import assert_close, need_fp64, normal, put
 
 COMPLEX = {"float32": "complex64", "complex64": "complex64", "float64": "complex128", "complex128": "complex128"}
 NORMS = [None, "ortho", "forward"]
 
 
-def signal(dtype, shape, seed=0):
-    rng = numpy.random.default_rng(seed)
-    x = rng.standard_normal(shape)
-    if numpy.dtype(dtype).kind == "c":
-        x = x + 1j * rng.standard_normal(shape)
-    return x.astype(dtype)
+signal = normal
 
 
 @pytest.mark.parametrize("norm", NORMS)
